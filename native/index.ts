@@ -1,0 +1,83 @@
+/**
+ * The typed API of Headroom's native addon (native/src, built by node-gyp into headroom.node).
+ *
+ * Only the server loads this module; the extension host never does (a crash in native code must
+ * not take the editor down with it). Every slow call runs on a libuv worker thread and returns a
+ * promise; failures reject with a {@link NativeError} whose `code` names the problem.
+ */
+import * as path from 'node:path';
+
+/** Error codes the addon reports. */
+export type NativeErrorCode =
+  /** The bytes are not a pickle, or it ends early. */
+  | 'ERR_SNAPSHOT_MALFORMED'
+  /** The pickle uses an opcode outside the allow-list (GLOBAL, REDUCE, BUILD, ...). */
+  | 'ERR_SNAPSHOT_FORBIDDEN_OPCODE'
+  /** The pickle is well formed but is not a PyTorch memory snapshot. */
+  | 'ERR_SNAPSHOT_SCHEMA'
+  | 'ERR_INVALID_ARGUMENT';
+
+/** The class the addon constructs for every error it reports (handed to it once at load). */
+export class NativeError extends Error {
+  constructor(message: string, readonly code: NativeErrorCode) {
+    super(message);
+    this.name = 'NativeError';
+  }
+}
+
+export interface SnapshotDecodeSummary {
+  /** Trace entries per action over all devices (`alloc`, `free_requested`, ...). */
+  actionCounts: Record<string, number>;
+  traceEvents: number;
+  segmentCount: number;
+  deviceCount: number;
+}
+
+interface RawAddon {
+  init(errorClass: typeof NativeError): void;
+  decodeSnapshotSummary(bytes: Uint8Array): Promise<SnapshotDecodeSummary>;
+}
+
+export interface NativeAddon {
+  /**
+   * Decodes an uncompressed PyTorch memory snapshot pickle with an allow-listed opcode reader
+   * (nothing is ever unpickled) and counts its trace entries and segments.
+   */
+  decodeSnapshotSummary(bytes: Uint8Array): Promise<SnapshotDecodeSummary>;
+}
+
+declare const __non_webpack_require__: NodeJS.Require | undefined;
+
+let loaded: NativeAddon | undefined;
+
+/**
+ * Loads the addon. Candidates, in order: `HEADROOM_NATIVE` (a path, for debugging), next to the
+ * bundle (`dist/native/headroom.node` in the VSIX), then the node-gyp build tree (development).
+ * Only "not found" moves on to the next candidate; any other load error is a real failure (an ABI
+ * mismatch, a missing symbol) and is rethrown as is.
+ */
+export function loadNative(baseDir: string = __dirname): NativeAddon {
+  if (loaded) return loaded;
+  // Bundlers rewrite `require`; the addon must be loaded by Node's own loader at run time.
+  const nodeRequire = typeof __non_webpack_require__ === 'function' ? __non_webpack_require__ : require;
+  const candidates = [
+    process.env['HEADROOM_NATIVE'],
+    path.join(baseDir, 'native', 'headroom.node'),
+    path.join(baseDir, '..', 'native', 'build', 'Release', 'headroom.node'),
+    path.join(baseDir, '..', '..', 'native', 'build', 'Release', 'headroom.node'),
+    path.join(baseDir, 'build', 'Release', 'headroom.node'),
+  ].filter((c): c is string => typeof c === 'string' && c.length > 0);
+  for (const candidate of candidates) {
+    let raw: RawAddon;
+    try {
+      raw = nodeRequire(candidate) as RawAddon;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') continue;
+      throw err;
+    }
+    raw.init(NativeError);
+    loaded = raw;
+    return raw;
+  }
+  throw new Error(`Headroom's native addon was not found (looked in: ${candidates.join(', ')}); run "npm run build:native".`);
+}
