@@ -1,0 +1,49 @@
+#!/usr/bin/env node
+/**
+ * `headroom`: the command-line twin of the extension, over the same core as the server.
+ * Each subcommand lives with its feature (`<feature>/cli.ts`); this file only dispatches.
+ */
+import * as replay from './replay/cli';
+import * as triage from './triage/cli';
+
+/** A subcommand: returns the process exit code. Writes results to stdout, problems to stderr. */
+export type Subcommand = (args: string[]) => Promise<number>;
+
+interface CommandEntry {
+  usage: string;
+  run: Subcommand;
+}
+
+const commands: Record<string, CommandEntry> = {
+  triage: { usage: 'headroom triage FILE... [--json]', run: triage.triageCommand },
+  snapshot: { usage: 'headroom snapshot FILE [--json]', run: replay.snapshotCommand },
+};
+
+function usage(): string {
+  return ['Usage:', ...Object.values(commands).map((c) => `  ${c.usage}`)].join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    process.stdout.write(usage() + '\n');
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands[name];
+  if (!command) {
+    process.stderr.write(`headroom: unknown command "${name}".\n${usage()}\n`);
+    return 2;
+  }
+  return command.run(rest);
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    const code = (err as { code?: string }).code;
+    process.stderr.write(`headroom: ${err instanceof Error ? err.message : String(err)}${code ? ` (${code})` : ''}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,30 @@
+/**
+ * Headroom's settings, normalized in one place. `package.json` `contributes.configuration` is the
+ * schema; this module turns whatever the client sends (possibly nothing, possibly garbage) into a
+ * complete, typed object without ever throwing.
+ */
+
+export interface HeadroomSettings {
+  /** Device catalog name used as the memory plan's target. */
+  device: string;
+  /** Interpreter for reproducers on the local target. */
+  python: string;
+}
+
+export const defaultSettings: Readonly<HeadroomSettings> = Object.freeze({
+  device: 'H100-80GB',
+  python: 'python3',
+});
+
+function nonEmptyString(value: unknown, fallback: string): string {
+  return typeof value === 'string' && value.trim().length > 0 ? value.trim() : fallback;
+}
+
+/** Normalizes the raw `headroom` configuration section. */
+export function normalizeSettings(raw: unknown): HeadroomSettings {
+  const section = typeof raw === 'object' && raw !== null ? (raw as Record<string, unknown>) : {};
+  return {
+    device: nonEmptyString(section['device'], defaultSettings.device),
+    python: nonEmptyString(section['python'], defaultSettings.python),
+  };
+}

@@ -1,0 +1,59 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
+import type { ServerContext } from '../context';
+import { docsUri } from '../docs';
+import { TriageRequest, type TriageReport } from '../protocol';
+import { triageText } from './index';
+import { mapFramesToWorkspace } from './workspaceFrames';
+
+const DIAGNOSTIC_SOURCE = 'triage';
+
+export function register(ctx: ServerContext): void {
+  ctx.connection.onRequest(TriageRequest.type, (params) =>
+    ctx.track('triage', async () => {
+      let text = params.text;
+      let label = params.label ?? 'selection';
+      if (text === undefined) {
+        if (params.uri === undefined) throw new Error('Triage needs either text or a file URI.');
+        const filePath = params.uri.startsWith('file:') ? fileURLToPath(params.uri) : params.uri;
+        text = await readFile(filePath, 'utf8');
+        label = filePath;
+      }
+      const report = triageText(text, label);
+      const mapped: TriageReport = {
+        ...report,
+        verdicts: report.verdicts.map((v) => ({ ...v, userFrames: mapFramesToWorkspace(v.userFrames, ctx.workspaceFolders()) })),
+      };
+      publishFrameDiagnostics(ctx, mapped);
+      return mapped;
+    }),
+  );
+}
+
+/**
+ * One diagnostic per verdict at its innermost user frame in the workspace (an error), and a hint
+ * at each outer frame so the call path is visible. A new triage replaces the previous one's.
+ */
+function publishFrameDiagnostics(ctx: ServerContext, report: TriageReport): void {
+  ctx.diagnostics.clearSource(DIAGNOSTIC_SOURCE);
+  const byUri = new Map<string, Diagnostic[]>();
+  for (const verdict of report.verdicts) {
+    verdict.userFrames.forEach((frame, depth) => {
+      if (!frame.workspaceUri) return;
+      const line = Math.max(0, frame.line - 1);
+      const diagnostic: Diagnostic = {
+        range: { start: { line, character: 0 }, end: { line, character: Number.MAX_SAFE_INTEGER } },
+        severity: depth === 0 ? DiagnosticSeverity.Error : DiagnosticSeverity.Hint,
+        source: 'Headroom',
+        code: verdict.kind,
+        codeDescription: { href: docsUri('TRIAGE.md', verdict.kind) },
+        message: depth === 0 ? `${verdict.summary}. ${verdict.fixes[0] ? `Fix: ${verdict.fixes[0].title}.` : ''}`.trim() : `Called on the path to: ${verdict.summary}`,
+      };
+      const list = byUri.get(frame.workspaceUri) ?? [];
+      list.push(diagnostic);
+      byUri.set(frame.workspaceUri, list);
+    });
+  }
+  for (const [uri, diagnostics] of byUri) ctx.diagnostics.set(DIAGNOSTIC_SOURCE, uri, diagnostics);
+}
