@@ -1,0 +1,47 @@
+import * as vscode from 'vscode';
+import {
+  CloseAction,
+  ErrorAction,
+  LanguageClient,
+  TransportKind,
+  type LanguageClientOptions,
+  type ServerOptions,
+} from 'vscode-languageclient/node';
+
+/** Port for "Attach to Server" in .vscode/launch.json when the server runs in debug mode. */
+const SERVER_INSPECT_PORT = 6019;
+
+/** Restarts allowed within the window below before the client gives up and says so. */
+const MAX_RESTARTS = 4;
+const RESTART_WINDOW_MS = 3 * 60_000;
+
+export function createClient(serverModule: string, outputChannel: vscode.LogOutputChannel): LanguageClient {
+  const serverOptions: ServerOptions = {
+    run: { module: serverModule, transport: TransportKind.ipc },
+    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', `--inspect=${SERVER_INSPECT_PORT}`] } },
+  };
+  const restarts: number[] = [];
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { scheme: 'file', language: 'python' },
+      { scheme: 'file', language: 'cpp' },
+      { scheme: 'file', language: 'cuda-cpp' },
+    ],
+    outputChannel,
+    synchronize: { configurationSection: 'headroom' },
+    errorHandler: {
+      error: () => ({ action: ErrorAction.Continue }),
+      closed: () => {
+        const now = Date.now();
+        restarts.push(now);
+        while (restarts.length > 0 && now - restarts[0]! > RESTART_WINDOW_MS) restarts.shift();
+        if (restarts.length > MAX_RESTARTS) {
+          outputChannel.error(`The Headroom server stopped ${restarts.length} times in three minutes; not restarting. Use "Headroom: Restart Server" after fixing the cause shown above.`);
+          return { action: CloseAction.DoNotRestart };
+        }
+        return { action: CloseAction.Restart };
+      },
+    },
+  };
+  return new LanguageClient('headroom', 'Headroom', serverOptions, clientOptions);
+}

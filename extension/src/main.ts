@@ -1,0 +1,115 @@
+/**
+ * Headroom's extension entry: activate() and the command table. Everything that thinks lives in
+ * the server; commands here ask it, then show the answer.
+ */
+import * as vscode from 'vscode';
+import { SnapshotSummaryRequest, TriageRequest, type TriageParams } from '../../server/src/protocol';
+import { Ctx, type CommandFactory, type CtxInit } from './ctx';
+import { ResultsPanel } from './panels/resultsPanel';
+
+let ctx: Ctx | undefined;
+
+export async function activate(extCtx: vscode.ExtensionContext): Promise<void> {
+  const log = vscode.window.createOutputChannel('Headroom', { log: true });
+  extCtx.subscriptions.push(log);
+  ctx = new Ctx(extCtx, log, createCommands());
+  ctx.pushExtCleanup(
+    vscode.window.registerWebviewPanelSerializer(ResultsPanel.viewType, {
+      deserializeWebviewPanel: async (panel) => ResultsPanel.revive(panel, extCtx.extensionUri),
+    }),
+  );
+  log.info(`Headroom ${String(extCtx.extension.packageJSON['version'])} activating; settings: ${JSON.stringify(vscode.workspace.getConfiguration('headroom'))}`);
+  try {
+    await ctx.start();
+  } catch (err) {
+    // VS Code does not tell the user when activation fails; say it ourselves.
+    log.error(`Headroom failed to start: ${String(err)}`);
+    void vscode.window.showErrorMessage(`Headroom failed to start: ${err instanceof Error ? err.message : String(err)}`, 'Show Log').then((choice) => {
+      if (choice) log.show();
+    });
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  await ctx?.stop();
+  ctx?.dispose();
+  ctx = undefined;
+}
+
+function createCommands(): Record<string, CommandFactory> {
+  return {
+    triageLog: { enabled: (c) => (uri?: unknown) => triageLog(c, uri) },
+    triageSelection: { enabled: (c) => () => triageSelection(c) },
+    openSnapshot: { enabled: (c) => (uri?: unknown) => openSnapshot(c, uri) },
+    restartServer: {
+      enabled: (c) => () => c.restart(),
+      disabled: (c) => () => c.restart(),
+    },
+    showLog: {
+      enabled: (c) => () => c.log.show(),
+      disabled: (c) => () => c.log.show(),
+    },
+  };
+}
+
+/** A URI passed by a caller (explorer context menu, tests), or one the user picks. */
+async function pickFile(given: unknown, title: string, filters: Record<string, string[]>): Promise<vscode.Uri | undefined> {
+  if (given instanceof vscode.Uri) return given;
+  if (typeof given === 'string' && given.length > 0) return given.includes('://') ? vscode.Uri.parse(given) : vscode.Uri.file(given);
+  const picked = await vscode.window.showOpenDialog({
+    title,
+    canSelectMany: false,
+    filters,
+    ...(vscode.workspace.workspaceFolders?.[0] && { defaultUri: vscode.workspace.workspaceFolders[0].uri }),
+  });
+  return picked?.[0];
+}
+
+async function runTriage(c: CtxInit, params: TriageParams): Promise<void> {
+  const report = await c.client.sendRequest(TriageRequest.type, params);
+  c.log.info(`Triage of ${report.source}: ${report.verdicts.map((v) => v.kind).join(', ') || 'nothing recognized'}`);
+  ResultsPanel.show(c.extCtx.extensionUri, { view: 'triage', report });
+}
+
+async function triageLog(c: CtxInit, given: unknown): Promise<void> {
+  const uri = await pickFile(given, 'Triage a log', { 'Logs': ['log', 'txt', 'out', 'err'], 'All files': ['*'] });
+  if (!uri) return;
+  await reportErrors(c, () => runTriage(c, { uri: uri.toString() }));
+}
+
+async function triageSelection(c: CtxInit): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  let text = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : undefined;
+  let label = editor ? `selection in ${vscode.workspace.asRelativePath(editor.document.uri)}` : 'selection';
+  if (text === undefined && vscode.window.activeTerminal) {
+    // The terminal's selection is only reachable through the clipboard.
+    await vscode.commands.executeCommand('workbench.action.terminal.copySelection');
+    text = await vscode.env.clipboard.readText();
+    label = `terminal ${vscode.window.activeTerminal.name}`;
+  }
+  if (!text) {
+    void vscode.window.showInformationMessage('Select the log text to triage in an editor or a terminal first.');
+    return;
+  }
+  await reportErrors(c, () => runTriage(c, { text, label }));
+}
+
+async function openSnapshot(c: CtxInit, given: unknown): Promise<void> {
+  const uri = await pickFile(given, 'Open a PyTorch memory snapshot', { 'Memory snapshots': ['pickle', 'gz'], 'All files': ['*'] });
+  if (!uri) return;
+  await reportErrors(c, async () => {
+    const summary = await c.client.sendRequest(SnapshotSummaryRequest.type, { uri: uri.toString() });
+    ResultsPanel.show(c.extCtx.extensionUri, { view: 'snapshot', summary: { file: uri.fsPath, ...summary } });
+  });
+}
+
+/** Shows a failed request as an error notification (the server's message names the problem). */
+async function reportErrors(c: CtxInit, work: () => Promise<void>): Promise<void> {
+  try {
+    await work();
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    c.log.error(message);
+    void vscode.window.showErrorMessage(`Headroom: ${message}`);
+  }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The whole test gate: set up, type-check, then unit + native + integration tests, then the
+# end-to-end tests in a real VS Code workbench (code-server) driven in Debian's chromium.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+bash scripts/setup.sh
+bash scripts/setup-e2e.sh
+
+echo '== type-check (tsc -b, strict)'
+# If this fails: the error names the file; protocol changes must be made in server/src/protocol.ts.
+npx tsc -b
+
+echo '== unit, native and integration tests'
+npx vitest run --project unit
+
+echo '== end-to-end tests (code-server + chromium)'
+# If this fails: screenshots and logs are in test-results/.
+npx vitest run --project e2e
