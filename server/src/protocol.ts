@@ -139,3 +139,194 @@ export namespace SnapshotSummaryRequest {
   export const method: 'headroom/snapshotSummary' = 'headroom/snapshotSummary';
   export const type = new RequestType<SnapshotSummaryParams, SnapshotSummary, void>(method);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Reproducer runs (server/src/runs/)
+
+/** A reproducer probe, as listed by `headroom repro list --json` and `headroom/listProbes`. */
+export interface ProbeInfo {
+  /** Stable id, e.g. `rank-divergent-allocation`. */
+  id: string;
+  title: string;
+  /** The seed report it comes from (`000`, `003`, `004`), or `-` for the generic probes. */
+  seed: string;
+  /** Variant ids, in the order a run without `--variant` runs them. */
+  variants: string[];
+  /** True when the probe means nothing without a GPU (it reports that clearly instead of running). */
+  needsGpu: boolean;
+  /** The smallest world size it runs with. */
+  minRanks: number;
+}
+
+/**
+ * How one cell (variant x repeat) ended: `completed`, a `catchable-oom` the program could catch,
+ * an `abort` (a rank died by a signal), a `hang` (the watchdog saw no progress), or an `error`
+ * (anything else, including "this probe needs a GPU").
+ */
+export type CellOutcome = 'completed' | 'catchable-oom' | 'abort' | 'hang' | 'error';
+
+/** One memory sample of one rank: milliseconds since the rank started, bytes. */
+export interface MemorySample {
+  tMs: number;
+  /** Bytes in live tensors (PyTorch `memory_allocated`; the process RSS on CPU). */
+  allocatedBytes: number;
+  /** Bytes PyTorch's cache holds (`memory_reserved`; equal to allocated on CPU). */
+  reservedBytes: number;
+  /** Free device bytes as the driver reports them; absent on CPU. */
+  deviceFreeBytes?: number;
+}
+
+/** One frame of a native backtrace written by the preload shim at a crash. */
+export interface NativeFrame {
+  /** The shared object, e.g. `/usr/lib/x86_64-linux-gnu/libc.so.6`. */
+  object: string;
+  symbol?: string;
+  offset?: string;
+}
+
+export interface CellResult {
+  variant: string;
+  /** 1-based. */
+  repeat: number;
+  outcome: CellOutcome;
+  seconds: number;
+  /** Why this outcome, one human-readable line each (the lines and facts that decided it). */
+  evidence: string[];
+  /** Per rank (`"0"`, `"1"`, ...): the Python stacks taken at a hang, or the last traceback otherwise. */
+  stacks: Record<string, string>;
+  /** The native backtrace written at an abort or fatal signal (crashing thread, name, tid), if any. */
+  backtrace: string | null;
+  /** The rank whose control flow left the others' at a hang, when the watchdog could tell. */
+  divergingRank?: number;
+  /** Numbers the probe reported, e.g. `collectivesCompleted`, `allocationFailures`, `largestBatch`. */
+  metrics: Record<string, number | string | boolean>;
+  /** Per rank: the log file (stdout and stderr) on the machine that ran the server. */
+  logs: Record<string, string>;
+  /** Per rank: memory over time, sampled every 100 ms. */
+  memory: Record<string, MemorySample[]>;
+}
+
+/** Final states of a run; `running` only while its server is alive and working on it. */
+export type RunStatus = 'running' | 'finished' | 'interrupted' | 'cancelled';
+
+/** What the run found out about the machine before the first cell (also the "test connection" answer). */
+export interface TargetEnvironment {
+  python: string;
+  pythonVersion: string;
+  torchVersion?: string;
+  /** `cuda`, `rocm` or `cpu`. */
+  platform: 'cuda' | 'rocm' | 'cpu';
+  devices: Array<{ name: string; totalBytes: number }>;
+  distributedBackends: string[];
+  /** The C compiler that built the preload shim, when there is one. */
+  compiler?: string;
+  hostname: string;
+}
+
+export interface RunRecord {
+  runId: string;
+  probe: string;
+  /** `local`, later `ssh:HOST` or `slurm:PARTITION`. */
+  target: string;
+  status: RunStatus;
+  variants: string[];
+  repeats: number;
+  ranks: number;
+  hangWindowSeconds: number;
+  /** ISO 8601 times. */
+  startedAt: string;
+  endedAt?: string;
+  environment?: TargetEnvironment;
+  /** Finished cells, in the order they finished. */
+  cells: CellResult[];
+  /** A run-level note, e.g. why it was interrupted or that the probe needs a GPU. */
+  message?: string;
+}
+
+export interface StartRunParams {
+  probe: string;
+  /** Only `local` in this version. */
+  target: string;
+  /** Defaults to every variant of the probe. */
+  variants?: string[];
+  /** Default 1. */
+  repeats?: number;
+  /** Default: the probe's `minRanks`. */
+  ranks?: number;
+  /** Seconds without progress before a hang verdict; default 10. */
+  hangWindowSeconds?: number;
+  /** Extra arguments for the probe (the `script` probe takes the user's entry point and its arguments). */
+  args?: string[];
+}
+
+export interface StartRunResult {
+  runId: string;
+}
+
+/** Sent from the client to start a run; progress then arrives as `headroom/runProgress` notifications. */
+export namespace StartRunRequest {
+  export const method: 'headroom/startRun' = 'headroom/startRun';
+  export const type = new RequestType<StartRunParams, StartRunResult, void>(method);
+}
+
+export interface RunIdParams {
+  runId: string;
+}
+
+/** Sent from the client to cancel a run: every process of it is killed; finished cells are kept. */
+export namespace CancelRunRequest {
+  export const method: 'headroom/cancelRun' = 'headroom/cancelRun';
+  export const type = new RequestType<RunIdParams, void, void>(method);
+}
+
+/** Sent from the client for the probe catalog (the Runs view's "new run" picker). */
+export namespace ListProbesRequest {
+  export const method: 'headroom/listProbes' = 'headroom/listProbes';
+  export const type = new RequestType<void, ProbeInfo[], void>(method);
+}
+
+/** Sent from the client for every stored run, newest first (the Runs tree view); cells are left out. */
+export namespace ListRunsRequest {
+  export const method: 'headroom/listRuns' = 'headroom/listRuns';
+  export const type = new RequestType<void, Array<Omit<RunRecord, 'cells'> & { cellCount: number }>, void>(method);
+}
+
+/** Sent from the client for one stored run with all its cells (the results webview). */
+export namespace GetRunRequest {
+  export const method: 'headroom/getRun' = 'headroom/getRun';
+  export const type = new RequestType<RunIdParams, RunRecord, void>(method);
+}
+
+/** Where a run is, as a tagged union. */
+export type RunState =
+  | { tag: 'started'; probe: string; target: string; cellsPlanned: number }
+  | { tag: 'environment'; environment: TargetEnvironment }
+  | { tag: 'cell-started'; variant: string; repeat: number }
+  | { tag: 'cell-finished'; cell: CellResult; cellsDone: number; cellsPlanned: number }
+  | { tag: 'ended'; status: Exclude<RunStatus, 'running'>; message?: string };
+
+export interface RunProgressParams {
+  runId: string;
+  state: RunState;
+}
+
+/** Sent from the server to the client as a run moves on (drives the progress bar and the matrix). */
+export namespace RunProgressNotification {
+  export const method: 'headroom/runProgress' = 'headroom/runProgress';
+  export const type = new NotificationType<RunProgressParams>(method);
+}
+
+export interface RunOutputParams {
+  runId: string;
+  variant: string;
+  repeat: number;
+  rank: number;
+  /** A chunk of the rank's stdout and stderr, as printed. */
+  text: string;
+}
+
+/** Sent from the server to the client with live output of a rank (the per-cell log). */
+export namespace RunOutputNotification {
+  export const method: 'headroom/runOutput' = 'headroom/runOutput';
+  export const type = new NotificationType<RunOutputParams>(method);
+}
