@@ -15,6 +15,11 @@ export type NativeErrorCode =
   | 'ERR_SNAPSHOT_FORBIDDEN_OPCODE'
   /** The pickle is well formed but is not a PyTorch memory snapshot. */
   | 'ERR_SNAPSHOT_SCHEMA'
+  /** A file could not be read, or its gzip stream is corrupt. */
+  | 'ERR_IO'
+  /** The decoder ran out of memory. */
+  | 'ERR_OUT_OF_MEMORY'
+  /** A call with arguments of the wrong type. */
   | 'ERR_INVALID_ARGUMENT';
 
 /** The class the addon constructs for every error it reports (handed to it once at load). */

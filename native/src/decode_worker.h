@@ -1,0 +1,11 @@
+// JS entry points that decode a snapshot off the JS thread (a libuv worker) and settle a promise.
+#pragma once
+
+#include <napi.h>
+
+namespace headroom {
+
+// decodeSnapshotSummary(bytes: Uint8Array): Promise<SnapshotDecodeSummary>. JS thread.
+Napi::Value DecodeSnapshotSummary(const Napi::CallbackInfo& info);
+
+}  // namespace headroom

@@ -1,0 +1,535 @@
+#include "pickle_reader.h"
+
+#include <cstdio>
+#include <cstring>
+#include <utility>
+
+#include "errors.h"
+
+namespace headroom {
+
+namespace {
+
+// Opcodes, as named in CPython's Lib/pickletools.py.
+enum Op : uint8_t {
+  MARK = '(', STOP = '.', POP = '0', POP_MARK = '1', DUP = '2', FLOAT = 'F', INT = 'I',
+  BININT = 'J', BININT1 = 'K', LONG = 'L', BININT2 = 'M', NONE = 'N', PERSID = 'P',
+  BINPERSID = 'Q', REDUCE = 'R', STRING = 'S', BINSTRING = 'T', SHORT_BINSTRING = 'U',
+  UNICODE = 'V', BINUNICODE = 'X', APPEND = 'a', BUILD = 'b', GLOBAL = 'c', DICT = 'd',
+  EMPTY_DICT = '}', APPENDS = 'e', GET = 'g', BINGET = 'h', INST = 'i', LONG_BINGET = 'j',
+  LIST = 'l', EMPTY_LIST = ']', OBJ = 'o', PUT = 'p', BINPUT = 'q', LONG_BINPUT = 'r',
+  SETITEM = 's', TUPLE = 't', EMPTY_TUPLE = ')', SETITEMS = 'u', BINFLOAT = 'G',
+  PROTO = 0x80, NEWOBJ = 0x81, EXT1 = 0x82, EXT2 = 0x83, EXT4 = 0x84, TUPLE1 = 0x85,
+  TUPLE2 = 0x86, TUPLE3 = 0x87, NEWTRUE = 0x88, NEWFALSE = 0x89, LONG1 = 0x8a, LONG4 = 0x8b,
+  BINBYTES = 'B', SHORT_BINBYTES = 'C', SHORT_BINUNICODE = 0x8c, BINUNICODE8 = 0x8d,
+  BINBYTES8 = 0x8e, EMPTY_SET = 0x8f, ADDITEMS = 0x90, FROZENSET = 0x91, NEWOBJ_EX = 0x92,
+  STACK_GLOBAL = 0x93, MEMOIZE = 0x94, FRAME = 0x95, BYTEARRAY8 = 0x96, NEXT_BUFFER = 0x97,
+  READONLY_BUFFER = 0x98,
+};
+
+// Names of the opcodes the reader refuses, for the error message. Anything not listed here and
+// not handled in run() is not a pickle opcode at all (ERR_SNAPSHOT_MALFORMED).
+const char* forbiddenName(uint8_t op) {
+  switch (op) {
+    case GLOBAL: return "GLOBAL";
+    case STACK_GLOBAL: return "STACK_GLOBAL";
+    case REDUCE: return "REDUCE";
+    case BUILD: return "BUILD";
+    case INST: return "INST";
+    case OBJ: return "OBJ";
+    case NEWOBJ: return "NEWOBJ";
+    case NEWOBJ_EX: return "NEWOBJ_EX";
+    case PERSID: return "PERSID";
+    case BINPERSID: return "BINPERSID";
+    case EXT1: return "EXT1";
+    case EXT2: return "EXT2";
+    case EXT4: return "EXT4";
+    case NEXT_BUFFER: return "NEXT_BUFFER";
+    case READONLY_BUFFER: return "READONLY_BUFFER";
+    // Data-only, but never produced for a memory snapshot; refusing them keeps the reader small.
+    case EMPTY_SET: return "EMPTY_SET";
+    case ADDITEMS: return "ADDITEMS";
+    case FROZENSET: return "FROZENSET";
+    case STRING: return "STRING";
+    case BINSTRING: return "BINSTRING";
+    case SHORT_BINSTRING: return "SHORT_BINSTRING";
+    case UNICODE: return "UNICODE";
+    case INT: return "INT";
+    case LONG: return "LONG";
+    case FLOAT: return "FLOAT";
+    default: return nullptr;
+  }
+}
+
+constexpr std::string_view kTypeTagModule = "torch.jit._pickle";
+constexpr std::string_view kTypeTagName = "restore_type_tag";
+
+inline uint64_t loadLe(const uint8_t* p, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v |= static_cast<uint64_t>(p[i]) << (8 * i);
+  return v;
+}
+
+inline uint64_t hashBytes(std::string_view s) {
+  // FNV-1a; strings here are short keys, names and paths.
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h ^ (h >> 29);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// StringTable
+
+StringTable::StringTable() : slots_(1024, 0) {}
+
+uint32_t StringTable::intern(std::string_view s) {
+  const size_t mask = slots_.size() - 1;
+  size_t i = hashBytes(s) & mask;
+  while (slots_[i] != 0) {
+    const uint32_t id = slots_[i] - 1;
+    if (strings_[id] == s) return id;
+    i = (i + 1) & mask;
+  }
+  const auto id = static_cast<uint32_t>(strings_.size());
+  strings_.emplace_back(s);
+  slots_[i] = id + 1;
+  if (strings_.size() * 2 > slots_.size()) grow();
+  return id;
+}
+
+void StringTable::grow() {
+  std::vector<uint32_t> slots(slots_.size() * 2, 0);
+  const size_t mask = slots.size() - 1;
+  for (uint32_t id = 0; id < strings_.size(); ++id) {
+    size_t i = hashBytes(strings_[id]) & mask;
+    while (slots[i] != 0) i = (i + 1) & mask;
+    slots[i] = id + 1;
+  }
+  slots_.swap(slots);
+}
+
+// ---------------------------------------------------------------------------------------------
+// PickleReader
+
+PickleReader::PickleReader(InputWindow& input, StringTable& strings, Lowering& lowering)
+    : input_(input), strings_(strings), lowering_(lowering) {
+  stack_.reserve(1024);
+}
+
+void PickleReader::malformed(const std::string& why) const {
+  throw DecodeError(code::kMalformed,
+                    "not a valid pickle: " + why + " (opcode at offset " + std::to_string(opOffset_) + ")");
+}
+
+void PickleReader::forbidden(uint8_t op, const char* name) const {
+  char hex[8];
+  std::snprintf(hex, sizeof hex, "0x%02x", op);
+  throw DecodeError(code::kForbiddenOpcode,
+                    std::string("opcode ") + name + " (" + hex + ") at offset " +
+                        std::to_string(opOffset_) +
+                        " is not allowed: memory snapshots hold only plain data, and Headroom "
+                        "never imports or calls anything named in a pickle");
+}
+
+std::string PickleReader::describe(const Value& v) const {
+  switch (v.tag) {
+    case Tag::Unset: return "nothing";
+    case Tag::None: return "None";
+    case Tag::Bool: return "a bool";
+    case Tag::Int:
+    case Tag::BigInt: return "an int";
+    case Tag::Float: return "a float";
+    case Tag::Str: return "a str";
+    case Tag::Bytes: return "bytes";
+    case Tag::List: return "a list";
+    case Tag::Tuple: return "a tuple";
+    case Tag::Dict: return "a dict";
+    case Tag::TypeTagFn: return "a type-tag function";
+    default: return "a decoded record";
+  }
+}
+
+Value PickleReader::pop(const char* opcodeName) {
+  if (stack_.empty() || (!marks_.empty() && marks_.back() == stack_.size())) {
+    malformed(std::string(opcodeName) + " needs a value but the stack is empty");
+  }
+  Value v = stack_.back();
+  stack_.pop_back();
+  return v;
+}
+
+Value& PickleReader::top(const char* opcodeName) {
+  if (stack_.empty() || (!marks_.empty() && marks_.back() == stack_.size())) {
+    malformed(std::string(opcodeName) + " needs a value but the stack is empty");
+  }
+  return stack_.back();
+}
+
+size_t PickleReader::popMark(const char* opcodeName) {
+  if (marks_.empty()) malformed(std::string(opcodeName) + " without a MARK");
+  const size_t m = marks_.back();
+  marks_.pop_back();
+  return m;
+}
+
+std::vector<Value> PickleReader::takeItemPool() {
+  if (itemPool_.empty()) return {};
+  std::vector<Value> items = std::move(itemPool_.back());
+  itemPool_.pop_back();
+  return items;
+}
+
+void PickleReader::releaseItems(Container& c) {
+  c.items.clear();
+  // Reuse small buffers (trace entries, frame lists); let big ones go back to the heap.
+  if (c.items.capacity() <= 64 && itemPool_.size() < 4096) itemPool_.push_back(std::move(c.items));
+  c.items = std::vector<Value>();
+}
+
+Value PickleReader::newContainer(Tag kind) {
+  if (containers_.size() >= UINT32_MAX) malformed("too many containers");
+  Container c;
+  c.kind = kind;
+  c.items = takeItemPool();
+  containers_.push_back(std::move(c));
+  return Value::of(kind, static_cast<uint32_t>(containers_.size() - 1));
+}
+
+Container& PickleReader::mutableTarget(const Value& v, Tag expected, const char* opcodeName) {
+  if (v.tag != expected) {
+    malformed(std::string(opcodeName) + " applied to " + describe(v));
+  }
+  Container& c = containers_[v.ref];
+  if (c.lowered) {
+    throw DecodeError(code::kSchema, std::string(opcodeName) + " at offset " + std::to_string(opOffset_) +
+                                         " changes a container after it was used; snapshots never do that");
+  }
+  return c;
+}
+
+// A value becomes part of a parent container: by pickle's order of operations it is complete now,
+// so it can be lowered to a compact record.
+Value PickleReader::adopt(Value v) {
+  if (v.tag == Tag::TypeTagFn) malformed("a type-tag function used as data");
+  if (!v.isContainer()) return v;
+  Container& c = containers_[v.ref];
+  if (c.lowered) return c.loweredAs;
+  Value record = lowering_.lower(*this, c);
+  if (record.tag == Tag::Unset) return v;
+  Container& again = containers_[v.ref];  // lower() does not add containers, but stay safe.
+  again.lowered = true;
+  again.loweredAs = record;
+  releaseItems(again);
+  return record;
+}
+
+void PickleReader::memoPut(uint64_t index, const Value& v) {
+  if (index < memo_.size()) {
+    memo_[index] = v;
+    return;
+  }
+  // Python writes memo indices in order; a far-away index would only serve to exhaust memory.
+  if (index > memo_.size() + (uint64_t{1} << 20)) malformed("memo index " + std::to_string(index) + " out of range");
+  memo_.resize(index + 1);
+  memo_[index] = v;
+}
+
+Value PickleReader::memoGet(uint64_t index) const {
+  if (index >= memo_.size() || memo_[index].tag == Tag::Unset) {
+    malformed("memo entry " + std::to_string(index) + " read before it was written");
+  }
+  return memo_[index];
+}
+
+std::string_view PickleReader::readBytes(size_t n, const char* what) {
+  if (!input_.ensure(n)) malformed(std::string("input ends inside ") + what);
+  std::string_view s(reinterpret_cast<const char*>(input_.cursor()), n);
+  input_.advance(n);
+  return s;
+}
+
+Value PickleReader::readLong(size_t n) {
+  std::string_view b = readBytes(n, "a LONG argument");
+  const auto* p = reinterpret_cast<const uint8_t*>(b.data());
+  if (n == 0) return Value::integer(0);
+  if (n <= 8) {
+    uint64_t v = loadLe(p, n);
+    if (n < 8 && (p[n - 1] & 0x80)) v |= ~uint64_t{0} << (8 * n);  // Sign-extend.
+    return Value::integer(static_cast<int64_t>(v));
+  }
+  // Longer encodings still fit in int64 when the extra bytes only repeat the sign.
+  const bool negative = (p[n - 1] & 0x80) != 0;
+  bool fits = ((p[7] & 0x80) != 0) == negative;
+  for (size_t i = 8; i < n && fits; ++i) fits = p[i] == (negative ? 0xff : 0x00);
+  if (fits) return Value::integer(static_cast<int64_t>(loadLe(p, 8)));
+  return Value::of(Tag::BigInt, strings_.intern(b));
+}
+
+Value PickleReader::run() {
+  InputWindow& in = input_;
+  for (;;) {
+    opOffset_ = in.offset();
+    if (!in.ensure(1)) malformed("input ends before the STOP opcode");
+    const uint8_t op = *in.cursor();
+    in.advance(1);
+    switch (op) {
+      case PROTO: {
+        const uint8_t version = static_cast<uint8_t>(readBytes(1, "PROTO")[0]);
+        if (version < 2 || version > 5) malformed("unsupported pickle protocol " + std::to_string(version));
+        break;
+      }
+      case FRAME:
+        // A framing hint (protocol 4+): the frame's contents follow inline, so only the length is skipped.
+        readBytes(8, "FRAME");
+        break;
+      case STOP: {
+        if (stack_.size() != 1 || !marks_.empty()) malformed("STOP with a stack of " + std::to_string(stack_.size()) + " values");
+        return stack_.back();
+      }
+      case MARK:
+        marks_.push_back(stack_.size());
+        break;
+      case POP:
+        if (!marks_.empty() && marks_.back() == stack_.size()) {
+          marks_.pop_back();  // POP of a bare MARK discards the mark, as CPython does.
+        } else {
+          pop("POP");
+        }
+        break;
+      case POP_MARK:
+        stack_.resize(popMark("POP_MARK"));
+        break;
+      case DUP:
+        stack_.push_back(top("DUP"));
+        break;
+      case NONE:
+        stack_.push_back(Value::none());
+        break;
+      case NEWTRUE:
+        stack_.push_back(Value::boolean(true));
+        break;
+      case NEWFALSE:
+        stack_.push_back(Value::boolean(false));
+        break;
+      case BININT: {
+        const auto* p = reinterpret_cast<const uint8_t*>(readBytes(4, "BININT").data());
+        stack_.push_back(Value::integer(static_cast<int32_t>(static_cast<uint32_t>(loadLe(p, 4)))));
+        break;
+      }
+      case BININT1:
+        stack_.push_back(Value::integer(static_cast<uint8_t>(readBytes(1, "BININT1")[0])));
+        break;
+      case BININT2: {
+        const auto* p = reinterpret_cast<const uint8_t*>(readBytes(2, "BININT2").data());
+        stack_.push_back(Value::integer(static_cast<int64_t>(loadLe(p, 2))));
+        break;
+      }
+      case LONG1: {
+        const size_t n = static_cast<uint8_t>(readBytes(1, "LONG1")[0]);
+        stack_.push_back(readLong(n));
+        break;
+      }
+      case LONG4: {
+        const auto* p = reinterpret_cast<const uint8_t*>(readBytes(4, "LONG4").data());
+        const int32_t n = static_cast<int32_t>(static_cast<uint32_t>(loadLe(p, 4)));
+        if (n < 0) malformed("LONG4 with a negative length");
+        stack_.push_back(readLong(static_cast<size_t>(n)));
+        break;
+      }
+      case BINFLOAT: {
+        // Big-endian IEEE-754 double.
+        const auto* p = reinterpret_cast<const uint8_t*>(readBytes(8, "BINFLOAT").data());
+        uint64_t bits = 0;
+        for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];
+        stack_.push_back(Value{Tag::Float, 0, static_cast<int64_t>(bits)});
+        break;
+      }
+      case SHORT_BINUNICODE:
+      case SHORT_BINBYTES: {
+        const size_t n = static_cast<uint8_t>(readBytes(1, "a short string length")[0]);
+        const uint32_t id = strings_.intern(readBytes(n, "a string"));
+        stack_.push_back(Value::of(op == SHORT_BINUNICODE ? Tag::Str : Tag::Bytes, id));
+        break;
+      }
+      case BINUNICODE:
+      case BINBYTES: {
+        const auto* p = reinterpret_cast<const uint8_t*>(readBytes(4, "a string length").data());
+        const size_t n = static_cast<size_t>(loadLe(p, 4));
+        const uint32_t id = strings_.intern(readBytes(n, "a string"));
+        stack_.push_back(Value::of(op == BINUNICODE ? Tag::Str : Tag::Bytes, id));
+        break;
+      }
+      case BINUNICODE8:
+      case BINBYTES8:
+      case BYTEARRAY8: {
+        const auto* p = reinterpret_cast<const uint8_t*>(readBytes(8, "a string length").data());
+        const uint64_t n = loadLe(p, 8);
+        if (n > (uint64_t{1} << 31)) malformed("a string of " + std::to_string(n) + " bytes");
+        const uint32_t id = strings_.intern(readBytes(static_cast<size_t>(n), "a string"));
+        stack_.push_back(Value::of(op == BINUNICODE8 ? Tag::Str : Tag::Bytes, id));
+        break;
+      }
+      case EMPTY_DICT:
+        stack_.push_back(newContainer(Tag::Dict));
+        break;
+      case EMPTY_LIST:
+        stack_.push_back(newContainer(Tag::List));
+        break;
+      case EMPTY_TUPLE:
+        stack_.push_back(newContainer(Tag::Tuple));
+        break;
+      case TUPLE1:
+      case TUPLE2:
+      case TUPLE3: {
+        const size_t n = static_cast<size_t>(op - TUPLE1 + 1);
+        const char* name = op == TUPLE1 ? "TUPLE1" : op == TUPLE2 ? "TUPLE2" : "TUPLE3";
+        Value items[3];
+        for (size_t i = n; i-- > 0;) items[i] = pop(name);
+        Value t = newContainer(Tag::Tuple);
+        for (size_t i = 0; i < n; ++i) {
+          Value child = adopt(items[i]);
+          containers_[t.ref].items.push_back(child);
+        }
+        stack_.push_back(t);
+        break;
+      }
+      case TUPLE:
+      case LIST:
+      case DICT: {
+        const char* name = op == TUPLE ? "TUPLE" : op == LIST ? "LIST" : "DICT";
+        const size_t m = popMark(name);
+        if (op == DICT && (stack_.size() - m) % 2 != 0) malformed("DICT with an odd number of items");
+        Value c = newContainer(op == TUPLE ? Tag::Tuple : op == LIST ? Tag::List : Tag::Dict);
+        for (size_t i = m; i < stack_.size(); ++i) {
+          Value child = adopt(stack_[i]);
+          containers_[c.ref].items.push_back(child);
+        }
+        stack_.resize(m);
+        stack_.push_back(c);
+        break;
+      }
+      case APPEND: {
+        Value item = pop("APPEND");
+        Value list = top("APPEND");
+        Value child = adopt(item);
+        mutableTarget(list, Tag::List, "APPEND").items.push_back(child);
+        break;
+      }
+      case APPENDS: {
+        const size_t m = popMark("APPENDS");
+        if (m == 0) malformed("APPENDS without a list");
+        Value list = stack_[m - 1];
+        mutableTarget(list, Tag::List, "APPENDS");
+        for (size_t i = m; i < stack_.size(); ++i) {
+          Value child = adopt(stack_[i]);
+          containers_[list.ref].items.push_back(child);
+        }
+        stack_.resize(m);
+        break;
+      }
+      case SETITEM: {
+        Value value = pop("SETITEM");
+        Value key = pop("SETITEM");
+        Value dict = top("SETITEM");
+        mutableTarget(dict, Tag::Dict, "SETITEM");
+        Value k = adopt(key);
+        Value v = adopt(value);
+        std::vector<Value>& items = containers_[dict.ref].items;
+        items.push_back(k);
+        items.push_back(v);
+        break;
+      }
+      case SETITEMS: {
+        const size_t m = popMark("SETITEMS");
+        if (m == 0) malformed("SETITEMS without a dict");
+        if ((stack_.size() - m) % 2 != 0) malformed("SETITEMS with an odd number of items");
+        Value dict = stack_[m - 1];
+        mutableTarget(dict, Tag::Dict, "SETITEMS");
+        for (size_t i = m; i < stack_.size(); ++i) {
+          Value child = adopt(stack_[i]);
+          containers_[dict.ref].items.push_back(child);
+        }
+        stack_.resize(m);
+        break;
+      }
+      case MEMOIZE:
+        memoPut(memo_.size(), top("MEMOIZE"));
+        break;
+      case BINPUT:
+        memoPut(static_cast<uint8_t>(readBytes(1, "BINPUT")[0]), top("BINPUT"));
+        break;
+      case LONG_BINPUT: {
+        const auto* p = reinterpret_cast<const uint8_t*>(readBytes(4, "LONG_BINPUT").data());
+        memoPut(loadLe(p, 4), top("LONG_BINPUT"));
+        break;
+      }
+      case BINGET:
+        stack_.push_back(memoGet(static_cast<uint8_t>(readBytes(1, "BINGET")[0])));
+        break;
+      case LONG_BINGET: {
+        const auto* p = reinterpret_cast<const uint8_t*>(readBytes(4, "LONG_BINGET").data());
+        stack_.push_back(memoGet(loadLe(p, 4)));
+        break;
+      }
+      case PUT:
+      case GET: {
+        // Text forms (protocol 0, still accepted by every later protocol): a decimal index and '\n'.
+        uint64_t index = 0;
+        size_t digits = 0;
+        for (;;) {
+          if (!in.ensure(1)) malformed("input ends inside a PUT/GET index");
+          const uint8_t c = *in.cursor();
+          in.advance(1);
+          if (c == '\n') break;
+          if (c < '0' || c > '9' || ++digits > 12) malformed("a PUT/GET index that is not a number");
+          index = index * 10 + (c - '0');
+        }
+        if (digits == 0) malformed("an empty PUT/GET index");
+        if (op == PUT) {
+          memoPut(index, top("PUT"));
+        } else {
+          stack_.push_back(memoGet(index));
+        }
+        break;
+      }
+      case GLOBAL: {
+        // Only the legacy TorchScript type tag is tolerated; the names are compared, never imported.
+        std::string module, name;
+        for (std::string* part : {&module, &name}) {
+          for (;;) {
+            if (!in.ensure(1)) malformed("input ends inside GLOBAL");
+            const char c = static_cast<char>(*in.cursor());
+            in.advance(1);
+            if (c == '\n') break;
+            if (part->size() > 256) forbidden(op, "GLOBAL");
+            part->push_back(c);
+          }
+        }
+        if (module != kTypeTagModule || name != kTypeTagName) forbidden(op, "GLOBAL");
+        stack_.push_back(Value{Tag::TypeTagFn, 0, 0});
+        break;
+      }
+      case REDUCE: {
+        // Allowed only as restore_type_tag(obj, type): the result is obj.
+        Value args = pop("REDUCE");
+        Value fn = pop("REDUCE");
+        if (fn.tag != Tag::TypeTagFn || args.tag != Tag::Tuple) forbidden(op, "REDUCE");
+        const Container& tuple = containers_[args.ref];
+        if (tuple.items.size() != 2) forbidden(op, "REDUCE");
+        stack_.push_back(tuple.items[0]);
+        break;
+      }
+      default: {
+        const char* name = forbiddenName(op);
+        if (name != nullptr) forbidden(op, name);
+        char hex[8];
+        std::snprintf(hex, sizeof hex, "0x%02x", op);
+        malformed(std::string("unknown opcode ") + hex);
+      }
+    }
+  }
+}
+
+}  // namespace headroom

@@ -1,0 +1,135 @@
+// An allow-listed pickle reader: it executes the data-only part of the pickle virtual machine
+// (protocols 2 to 5: containers, strings, numbers, the memo) and nothing else. No opcode that
+// imports or calls anything (GLOBAL, STACK_GLOBAL, REDUCE, BUILD, INST, OBJ, NEWOBJ, PERSID, ...)
+// is executed; each is an ERR_SNAPSHOT_FORBIDDEN_OPCODE naming the opcode and its offset. The one
+// tolerated exception is the legacy TorchScript form, where every dict and list is wrapped as
+// `torch.jit._pickle.restore_type_tag(obj, "Dict[str, Any]")`: that call is known to return `obj`,
+// so the reader keeps `obj` and drops the tag, without importing anything.
+//
+// The reader streams: values are small handles, and when a container is consumed by its parent
+// (the point at which pickle guarantees it is complete) a `Lowering` may turn it into a compact
+// record (a trace event, a frame) and free the generic container. So memory grows with the compact
+// records, not with a tree of Python-like objects.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "byte_source.h"
+
+namespace headroom {
+
+enum class Tag : uint8_t {
+  Unset,   // An empty memo slot.
+  None,
+  Bool,    // num = 0 or 1.
+  Int,     // num = the value.
+  BigInt,  // An integer outside int64; ref = its little-endian bytes in the string table.
+  Float,   // num = the IEEE-754 bits.
+  Str,     // ref = interned string id.
+  Bytes,   // ref = interned string id (raw bytes).
+  List,    // ref = container id.
+  Tuple,   // ref = container id.
+  Dict,    // ref = container id; items alternate key, value.
+  TypeTagFn,  // The legacy restore_type_tag callable (see above); only REDUCE may consume it.
+  // Compact records produced by a Lowering; ref indexes the lowering's own tables.
+  Lowered0,
+  Lowered1,
+  Lowered2,
+  Lowered3,
+  Lowered4,
+};
+
+struct Value {
+  Tag tag = Tag::Unset;
+  uint32_t ref = 0;
+  int64_t num = 0;
+
+  static Value none() { return {Tag::None, 0, 0}; }
+  static Value boolean(bool b) { return {Tag::Bool, 0, b ? 1 : 0}; }
+  static Value integer(int64_t v) { return {Tag::Int, 0, v}; }
+  static Value of(Tag tag, uint32_t ref) { return {tag, ref, 0}; }
+  bool isContainer() const { return tag == Tag::List || tag == Tag::Tuple || tag == Tag::Dict; }
+};
+
+// Interned strings: each distinct byte string is stored once and named by a dense id, so keys and
+// repeated values (action names, file names) compare as integers.
+class StringTable {
+ public:
+  StringTable();
+  uint32_t intern(std::string_view s);
+  std::string_view get(uint32_t id) const { return strings_[id]; }
+  size_t size() const { return strings_.size(); }
+
+ private:
+  void grow();
+  std::vector<std::string> strings_;
+  std::vector<uint32_t> slots_;  // Open addressing; 0 = empty, else id + 1.
+};
+
+struct Container {
+  Tag kind = Tag::List;
+  bool lowered = false;
+  Value loweredAs;            // Valid when lowered.
+  std::vector<Value> items;   // Released (moved to a pool) once lowered.
+};
+
+class PickleReader;
+
+// Turns complete containers into compact records. Called on the worker thread, once per
+// container, when a parent consumes it.
+class Lowering {
+ public:
+  virtual ~Lowering() = default;
+  // Returns the record that replaces the container, or a Value with tag Unset to keep it.
+  virtual Value lower(PickleReader& reader, const Container& container) = 0;
+};
+
+class PickleReader {
+ public:
+  // Strings go into `strings`, which the caller owns (the decoded snapshot keeps it).
+  PickleReader(InputWindow& input, StringTable& strings, Lowering& lowering);
+
+  // Runs the pickle to its STOP opcode and returns the top-level value.
+  Value run();
+
+  const StringTable& strings() const { return strings_; }
+  const Container& container(const Value& v) const { return containers_[v.ref]; }
+  // Resolves a container that has been lowered to its record; other values pass through.
+  Value resolve(const Value& v) const {
+    if (v.isContainer() && containers_[v.ref].lowered) return containers_[v.ref].loweredAs;
+    return v;
+  }
+  std::string describe(const Value& v) const;
+  uint64_t offset() const { return input_.offset(); }
+
+ private:
+  Value adopt(Value v);
+  Value newContainer(Tag kind);
+  Container& mutableTarget(const Value& v, Tag expected, const char* opcodeName);
+  void releaseItems(Container& c);
+  std::vector<Value> takeItemPool();
+  size_t popMark(const char* opcodeName);
+  Value pop(const char* opcodeName);
+  Value& top(const char* opcodeName);
+  void memoPut(uint64_t index, const Value& v);
+  Value memoGet(uint64_t index) const;
+  Value readLong(size_t n);
+  std::string_view readBytes(size_t n, const char* what);
+  [[noreturn]] void malformed(const std::string& why) const;
+  [[noreturn]] void forbidden(uint8_t op, const char* name) const;
+
+  InputWindow& input_;
+  StringTable& strings_;
+  Lowering& lowering_;
+  std::vector<Container> containers_;
+  std::vector<std::vector<Value>> itemPool_;
+  std::vector<Value> stack_;
+  std::vector<size_t> marks_;
+  std::vector<Value> memo_;
+  uint64_t opOffset_ = 0;  // Offset of the opcode being executed.
+};
+
+}  // namespace headroom

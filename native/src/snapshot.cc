@@ -1,0 +1,322 @@
+#include "snapshot.h"
+
+#include <cstring>
+#include <string_view>
+#include <unordered_map>
+
+#include "errors.h"
+
+namespace headroom {
+
+namespace {
+
+// Order must match enum Known.
+constexpr std::string_view kKnownStrings[kKnownCount] = {
+    "alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "segment_map",
+    "segment_unmap", "oom", "snapshot", "user_defined",
+    "action", "addr", "size", "stream", "time_us", "frames", "device_free", "filename", "line",
+    "name", "total_size", "blocks", "address", "requested_size", "state", "device",
+    "allocated_size", "active_size", "segment_type", "segment_pool_id", "is_expandable",
+    "segments", "device_traces", "allocator_settings", "PYTORCH_CUDA_ALLOC_CONF",
+    "max_split_size", "garbage_collection_threshold", "expandable_segments",
+    "roundup_power2_divisions", "active_allocated", "active_pending_free", "inactive", "small",
+    "large",
+};
+
+// Record kinds a lowered container can become.
+constexpr Tag kEventTag = Tag::Lowered0;
+constexpr Tag kFrameTag = Tag::Lowered1;
+constexpr Tag kStackTag = Tag::Lowered2;
+constexpr Tag kBlockTag = Tag::Lowered3;
+constexpr Tag kSegmentTag = Tag::Lowered4;
+
+constexpr uint32_t kFirstKey = kKeyAction;
+constexpr uint32_t kKeySlots = kKnownCount - kFirstKey;
+
+[[noreturn]] void schemaError(const std::string& message) { throw DecodeError(code::kSchema, message); }
+
+inline uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+  return h;
+}
+
+// The values of a dict under the known keys, found in one pass over its items.
+class KeyView {
+ public:
+  explicit KeyView(const Container& dict) {
+    for (size_t i = 0; i + 1 < dict.items.size(); i += 2) {
+      const Value& key = dict.items[i];
+      if (key.tag == Tag::Str && key.ref >= kFirstKey && key.ref < kKnownCount) {
+        slots_[key.ref - kFirstKey] = &dict.items[i + 1];
+      }
+    }
+  }
+  const Value* get(uint32_t key) const { return slots_[key - kFirstKey]; }
+  bool has(uint32_t key) const { return get(key) != nullptr; }
+
+ private:
+  const Value* slots_[kKeySlots] = {};
+};
+
+class SnapshotBuilder final : public Lowering {
+ public:
+  explicit SnapshotBuilder(Snapshot& out) : out_(out) {
+    for (uint32_t i = 0; i < kKnownCount; ++i) {
+      if (out_.strings.intern(kKnownStrings[i]) != i) throw std::logic_error("known strings out of order");
+    }
+  }
+
+  Value lower(PickleReader& reader, const Container& c) override {
+    if (c.kind == Tag::Dict) {
+      KeyView keys(c);
+      if (keys.has(kKeyAction)) return lowerEvent(reader, keys);
+      if (keys.has(kKeyFilename) && keys.has(kKeyLine)) return lowerFrame(reader, keys);
+      if (keys.has(kKeyTotalSize) && keys.has(kKeyBlocks)) return lowerSegment(reader, keys);
+      if (keys.has(kKeyState) && keys.has(kKeySize)) return lowerBlock(reader, keys);
+      return Value{};
+    }
+    if (c.kind == Tag::List && !c.items.empty() && c.items[0].tag == kFrameTag) return lowerStack(reader, c);
+    return Value{};
+  }
+
+  void finish(PickleReader& reader, const Value& rootValue);
+
+ private:
+  int64_t intField(PickleReader& reader, const KeyView& keys, uint32_t key, const char* what,
+                   bool required, int64_t fallback = 0) {
+    const Value* v = keys.get(key);
+    if (v == nullptr || (!required && v->tag == Tag::None)) {
+      if (required) schemaError(std::string(what) + " has no '" + std::string(kKnownStrings[key]) + "'");
+      return fallback;
+    }
+    if (v->tag == Tag::Int || v->tag == Tag::Bool) return v->num;
+    schemaError(std::string(what) + ": '" + std::string(kKnownStrings[key]) + "' is " + reader.describe(*v) +
+                ", expected an int (offset " + std::to_string(reader.offset()) + ")");
+  }
+
+  uint32_t strField(PickleReader& reader, const KeyView& keys, uint32_t key, const char* what,
+                    bool required) {
+    const Value* v = keys.get(key);
+    if (v == nullptr) {
+      if (required) schemaError(std::string(what) + " has no '" + std::string(kKnownStrings[key]) + "'");
+      return UINT32_MAX;
+    }
+    if (v->tag == Tag::Str) return v->ref;
+    schemaError(std::string(what) + ": '" + std::string(kKnownStrings[key]) + "' is " + reader.describe(*v) +
+                ", expected a str (offset " + std::to_string(reader.offset()) + ")");
+  }
+
+  uint32_t stackField(PickleReader& reader, const KeyView& keys, const char* what) {
+    const Value* v = keys.get(kKeyFrames);
+    if (v == nullptr || v->tag == Tag::None) return 0;
+    if (v->tag == kStackTag) return v->ref;
+    if (v->tag == Tag::List && reader.container(*v).items.empty()) return 0;
+    schemaError(std::string(what) + ": 'frames' is " + reader.describe(*v) + ", expected a list of frames (offset " +
+                std::to_string(reader.offset()) + ")");
+  }
+
+  Value lowerEvent(PickleReader& reader, const KeyView& keys) {
+    const char* what = "a trace entry";
+    EventColumns& ev = out_.events;
+    if (ev.count() >= UINT32_MAX - 1) schemaError("more than 2^32 trace entries");
+    const uint32_t action = strField(reader, keys, kKeyAction, what, true);
+    const uint32_t addrKey = keys.has(kKeyAddr) ? kKeyAddr : kKeyDeviceFree;
+    ev.action.push_back(action);
+    ev.addr.push_back(static_cast<uint64_t>(intField(reader, keys, addrKey, what, false)));
+    ev.size.push_back(static_cast<uint64_t>(intField(reader, keys, kKeySize, what, false)));
+    ev.stream.push_back(intField(reader, keys, kKeyStream, what, false));
+    ev.timeUs.push_back(intField(reader, keys, kKeyTimeUs, what, false));
+    ev.stack.push_back(stackField(reader, keys, what));
+    return Value::of(kEventTag, static_cast<uint32_t>(ev.count() - 1));
+  }
+
+  Value lowerFrame(PickleReader& reader, const KeyView& keys) {
+    const char* what = "a frame";
+    Frame f;
+    f.filename = strField(reader, keys, kKeyFilename, what, true);
+    const uint32_t name = strField(reader, keys, kKeyName, what, false);
+    f.name = name == UINT32_MAX ? out_.strings.intern("") : name;
+    f.line = intField(reader, keys, kKeyLine, what, false);
+    const uint64_t key = mix(mix(f.filename, f.name), static_cast<uint64_t>(f.line));
+    auto [it, inserted] = frameIndex_.try_emplace(key, static_cast<uint32_t>(out_.frames.size()));
+    // Distinct frames that collide on the 64-bit key are told apart by a linear probe of the key.
+    uint64_t probe = key;
+    while (!inserted) {
+      const Frame& existing = out_.frames[it->second];
+      if (existing.filename == f.filename && existing.name == f.name && existing.line == f.line) {
+        return Value::of(kFrameTag, it->second);
+      }
+      probe = mix(probe, 1);
+      std::tie(it, inserted) = frameIndex_.try_emplace(probe, static_cast<uint32_t>(out_.frames.size()));
+    }
+    out_.frames.push_back(f);
+    return Value::of(kFrameTag, it->second);
+  }
+
+  Value lowerStack(PickleReader& reader, const Container& list) {
+    uint64_t key = list.items.size();
+    for (const Value& v : list.items) {
+      if (v.tag != kFrameTag) {
+        schemaError("a list of frames holds " + reader.describe(v) + " (offset " + std::to_string(reader.offset()) + ")");
+      }
+      key = mix(key, v.ref);
+    }
+    auto sameStack = [&](uint32_t s) {
+      const uint32_t b = out_.stackOffsets[s], e = out_.stackOffsets[s + 1];
+      if (e - b != list.items.size()) return false;
+      for (uint32_t i = b; i < e; ++i) {
+        if (out_.stackFrames[i] != list.items[i - b].ref) return false;
+      }
+      return true;
+    };
+    const auto newId = static_cast<uint32_t>(out_.stackOffsets.size() - 1);
+    auto [it, inserted] = stackIndex_.try_emplace(key, newId);
+    uint64_t probe = key;
+    while (!inserted) {
+      if (sameStack(it->second)) return Value::of(kStackTag, it->second);
+      probe = mix(probe, 1);
+      std::tie(it, inserted) = stackIndex_.try_emplace(probe, newId);
+    }
+    for (const Value& v : list.items) out_.stackFrames.push_back(v.ref);
+    out_.stackOffsets.push_back(static_cast<uint32_t>(out_.stackFrames.size()));
+    return Value::of(kStackTag, newId);
+  }
+
+  Value lowerBlock(PickleReader& reader, const KeyView& keys) {
+    const char* what = "a segment block";
+    Block b;
+    b.address = static_cast<uint64_t>(intField(reader, keys, kKeyAddress, what, false, -1));
+    b.size = static_cast<uint64_t>(intField(reader, keys, kKeySize, what, true));
+    b.requestedSize = static_cast<uint64_t>(intField(reader, keys, kKeyRequestedSize, what, false));
+    b.state = strField(reader, keys, kKeyState, what, true);
+    b.stack = stackField(reader, keys, what);
+    pendingBlocks_.push_back(b);
+    return Value::of(kBlockTag, static_cast<uint32_t>(pendingBlocks_.size() - 1));
+  }
+
+  Value lowerSegment(PickleReader& reader, const KeyView& keys) {
+    const char* what = "a segment";
+    Segment s;
+    s.device = intField(reader, keys, kKeyDevice, what, false);
+    s.address = static_cast<uint64_t>(intField(reader, keys, kKeyAddress, what, true));
+    s.totalSize = static_cast<uint64_t>(intField(reader, keys, kKeyTotalSize, what, true));
+    s.allocatedSize = static_cast<uint64_t>(intField(reader, keys, kKeyAllocatedSize, what, false));
+    s.activeSize = static_cast<uint64_t>(intField(reader, keys, kKeyActiveSize, what, false));
+    s.requestedSize = static_cast<uint64_t>(intField(reader, keys, kKeyRequestedSize, what, false));
+    s.stream = intField(reader, keys, kKeyStream, what, false);
+    const uint32_t type = strField(reader, keys, kKeySegmentType, what, false);
+    s.segmentType = type == UINT32_MAX ? kTypeLarge : type;
+    s.isExpandable = intField(reader, keys, kKeyIsExpandable, what, false) != 0;
+    s.stack = stackField(reader, keys, what);
+    const Value* blocks = keys.get(kKeyBlocks);
+    if (blocks->tag != Tag::List) schemaError("a segment's 'blocks' is " + reader.describe(*blocks) + ", expected a list");
+    const Container& list = reader.container(*blocks);
+    s.firstBlock = static_cast<uint32_t>(out_.blocks.size());
+    s.blockCount = static_cast<uint32_t>(list.items.size());
+    uint64_t address = s.address;
+    for (const Value& v : list.items) {
+      if (v.tag != kBlockTag) schemaError("a segment's blocks list holds " + reader.describe(v));
+      Block b = pendingBlocks_[v.ref];
+      // Snapshots from the Python path may leave out block addresses: blocks tile the segment in order.
+      if (b.address == UINT64_MAX) b.address = address;
+      address = b.address + b.size;
+      out_.blocks.push_back(b);
+    }
+    out_.segments.push_back(s);
+    return Value::of(kSegmentTag, static_cast<uint32_t>(out_.segments.size() - 1));
+  }
+
+  void readSettings(PickleReader& reader, const Value& v);
+  void orderEvents(PickleReader& reader, const Container& traces);
+
+  Snapshot& out_;
+  std::vector<Block> pendingBlocks_;
+  std::unordered_map<uint64_t, uint32_t> frameIndex_;
+  std::unordered_map<uint64_t, uint32_t> stackIndex_;
+};
+
+void SnapshotBuilder::readSettings(PickleReader& reader, const Value& v) {
+  if (v.tag != Tag::Dict) return;
+  const Container& dict = reader.container(v);
+  KeyView keys(dict);
+  AllocatorSettingsRecord& s = out_.settings;
+  s.present = true;
+  if (const Value* conf = keys.get(kKeyAllocConf); conf != nullptr && conf->tag == Tag::Str) {
+    s.allocConf = std::string(out_.strings.get(conf->ref));
+  }
+  if (const Value* m = keys.get(kKeyMaxSplitSize); m != nullptr && m->tag == Tag::Int) s.maxSplitSize = m->num;
+  if (const Value* g = keys.get(kKeyGcThreshold); g != nullptr && g->tag == Tag::Float) {
+    std::memcpy(&s.gcThreshold, &g->num, sizeof(double));
+  }
+  if (const Value* e = keys.get(kKeyExpandableSegments); e != nullptr && e->tag == Tag::Bool) {
+    s.expandableSegments = e->num != 0;
+  }
+}
+
+// Puts each device's events in one contiguous range, in trace order. Events are numbered as they
+// are decoded, so this is normally already true and costs one pass of checks.
+void SnapshotBuilder::orderEvents(PickleReader& reader, const Container& traces) {
+  std::vector<uint32_t> order;
+  bool identity = true;
+  for (const Value& t : traces.items) {
+    if (t.tag != Tag::List) schemaError("'device_traces' holds " + reader.describe(t) + ", expected one list per device");
+    const Container& list = reader.container(t);
+    DeviceTrace d;
+    d.begin = static_cast<uint32_t>(order.size());
+    for (const Value& e : list.items) {
+      if (e.tag != kEventTag) schemaError("a device trace holds " + reader.describe(e) + ", expected trace entries");
+      if (e.ref != order.size()) identity = false;
+      order.push_back(e.ref);
+    }
+    d.end = static_cast<uint32_t>(order.size());
+    out_.devices.push_back(d);
+  }
+  if (identity && order.size() == out_.events.count()) return;
+  // Rare: entries outside the traces, or shared between them. Gather the columns in trace order.
+  EventColumns& ev = out_.events;
+  EventColumns sorted;
+  for (uint32_t i : order) {
+    sorted.action.push_back(ev.action[i]);
+    sorted.addr.push_back(ev.addr[i]);
+    sorted.size.push_back(ev.size[i]);
+    sorted.stream.push_back(ev.stream[i]);
+    sorted.timeUs.push_back(ev.timeUs[i]);
+    sorted.stack.push_back(ev.stack[i]);
+  }
+  ev = std::move(sorted);
+}
+
+void SnapshotBuilder::finish(PickleReader& reader, const Value& rootValue) {
+  const Value root = reader.resolve(rootValue);
+  if (root.tag != Tag::Dict) {
+    schemaError("the pickle holds " + reader.describe(root) +
+                ", not the dict that torch.cuda.memory._snapshot() returns: not a PyTorch memory snapshot");
+  }
+  KeyView keys(reader.container(root));
+  const Value* segments = keys.get(kKeySegments);
+  if (segments == nullptr) schemaError("the top-level dict has no 'segments': not a PyTorch memory snapshot");
+  if (segments->tag != Tag::List) schemaError("'segments' is " + reader.describe(*segments) + ", expected a list");
+  for (const Value& s : reader.container(*segments).items) {
+    if (s.tag != kSegmentTag) schemaError("'segments' holds " + reader.describe(s) + ", expected segments");
+  }
+  if (const Value* traces = keys.get(kKeyDeviceTraces); traces != nullptr) {
+    if (traces->tag != Tag::List) schemaError("'device_traces' is " + reader.describe(*traces) + ", expected a list");
+    orderEvents(reader, reader.container(*traces));
+  } else if (out_.events.count() != 0) {
+    schemaError("trace entries outside 'device_traces'");
+  }
+  if (const Value* settings = keys.get(kKeyAllocatorSettings); settings != nullptr) readSettings(reader, *settings);
+}
+
+}  // namespace
+
+Snapshot decodeSnapshot(InputWindow& input) {
+  Snapshot out;
+  SnapshotBuilder builder(out);
+  PickleReader reader(input, out.strings, builder);
+  const Value root = reader.run();
+  builder.finish(reader, root);
+  return out;
+}
+
+}  // namespace headroom
