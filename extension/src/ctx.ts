@@ -24,6 +24,9 @@ export class Ctx {
   private commandDisposables: vscode.Disposable[] = [];
   private readonly statusBar: vscode.StatusBarItem;
   private lastStatus: ServerStatusParams = { health: 'ok', quiescent: false, message: 'starting' };
+  private readonly clientChanged = new vscode.EventEmitter<LanguageClient | undefined>();
+  /** Fires with the new client after a start, and with undefined after a stop. */
+  readonly onDidChangeClient = this.clientChanged.event;
 
   constructor(
     readonly extCtx: vscode.ExtensionContext,
@@ -34,6 +37,7 @@ export class Ctx {
     this.statusBar.name = 'Headroom';
     this.statusBar.command = 'headroom.showLog';
     this.pushExtCleanup(this.statusBar);
+    this.pushExtCleanup(this.clientChanged);
     this.updateStatusBar();
     this.statusBar.show();
     this.updateCommands();
@@ -72,6 +76,7 @@ export class Ctx {
       throw err;
     }
     this.updateCommands();
+    this.clientChanged.fire(client);
   }
 
   async stop(): Promise<void> {
@@ -79,6 +84,7 @@ export class Ctx {
     this._client = undefined;
     for (const d of this.clientCleanup.splice(0)) d.dispose();
     this.updateCommands();
+    this.clientChanged.fire(undefined);
     // Bound shutdown: a wedged server must not keep the editor from reloading.
     if (client) await client.stop(2000).catch((err: unknown) => this.log.warn(`Stopping the server: ${String(err)}`));
   }

@@ -6,13 +6,19 @@ import * as vscode from 'vscode';
 import { SnapshotSummaryRequest, TriageRequest, type TriageParams } from '../../server/src/protocol';
 import { Ctx, type CommandFactory, type CtxInit } from './ctx';
 import { ResultsPanel } from './panels/resultsPanel';
+import { cancelRun, openRun, startRun } from './runs/commands';
+import { RunsTreeProvider } from './runs/runsView';
 
 let ctx: Ctx | undefined;
+const runsTree = new RunsTreeProvider();
 
 export async function activate(extCtx: vscode.ExtensionContext): Promise<void> {
   const log = vscode.window.createOutputChannel('Headroom', { log: true });
   extCtx.subscriptions.push(log);
   ctx = new Ctx(extCtx, log, createCommands());
+  ctx.pushExtCleanup(runsTree);
+  ctx.pushExtCleanup(vscode.window.registerTreeDataProvider('headroom.runs', runsTree));
+  ctx.pushExtCleanup(ctx.onDidChangeClient((client) => runsTree.setClient(client)));
   ctx.pushExtCleanup(
     vscode.window.registerWebviewPanelSerializer(ResultsPanel.viewType, {
       deserializeWebviewPanel: async (panel) => ResultsPanel.revive(panel, extCtx.extensionUri),
@@ -41,6 +47,10 @@ function createCommands(): Record<string, CommandFactory> {
     triageLog: { enabled: (c) => (uri?: unknown) => triageLog(c, uri) },
     triageSelection: { enabled: (c) => () => triageSelection(c) },
     openSnapshot: { enabled: (c) => (uri?: unknown) => openSnapshot(c, uri) },
+    startRun: { enabled: (c) => () => reportErrors(c, () => startRun(c, () => runsTree.refresh())) },
+    openRun: { enabled: (c) => (runId?: unknown) => reportErrors(c, () => openRun(c, runId)) },
+    cancelRun: { enabled: (c) => (item?: unknown) => reportErrors(c, () => cancelRun(c, item)) },
+    refreshRuns: { enabled: () => () => runsTree.refresh() },
     restartServer: {
       enabled: (c) => () => c.restart(),
       disabled: (c) => () => c.restart(),

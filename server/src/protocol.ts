@@ -8,7 +8,7 @@
  * Conventions: `XxxParams`/`XxxResult` types, a namespace per message holding its literal `method`
  * and its `type`. Sizes are integers in bytes and carry `Bytes` in their names.
  */
-import { NotificationType, RequestType } from 'vscode-languageserver-protocol';
+import { NotificationType, RequestType, RequestType0 } from 'vscode-languageserver-protocol';
 
 // ---------------------------------------------------------------------------------------------
 // Server health
@@ -282,13 +282,13 @@ export namespace CancelRunRequest {
 /** Sent from the client for the probe catalog (the Runs view's "new run" picker). */
 export namespace ListProbesRequest {
   export const method: 'headroom/listProbes' = 'headroom/listProbes';
-  export const type = new RequestType<void, ProbeInfo[], void>(method);
+  export const type = new RequestType0<ProbeInfo[], void>(method);
 }
 
 /** Sent from the client for every stored run, newest first (the Runs tree view); cells are left out. */
 export namespace ListRunsRequest {
   export const method: 'headroom/listRuns' = 'headroom/listRuns';
-  export const type = new RequestType<void, Array<Omit<RunRecord, 'cells'> & { cellCount: number }>, void>(method);
+  export const type = new RequestType0<Array<Omit<RunRecord, 'cells'> & { cellCount: number }>, void>(method);
 }
 
 /** Sent from the client for one stored run with all its cells (the results webview). */

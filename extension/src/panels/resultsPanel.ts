@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { FromWebview, PanelContent, ToWebview } from '../../../webview/src/messages';
 
 /**
- * The results panel: one webview that shows triage reports and snapshot summaries. Content is sent
+ * The results panel: one webview that shows triage reports, snapshot summaries and runs. Content is sent
  * after the webview says `ready`, and the webview keeps it with setState, so the panel survives
  * being hidden without `retainContextWhenHidden`.
  */
@@ -63,9 +63,10 @@ export class ResultsPanel {
           this.post(content);
         }
         break;
-      case 'openFrame': {
+      case 'openFile': {
         const line = Math.max(0, message.line - 1);
-        void vscode.window.showTextDocument(vscode.Uri.parse(message.uri), {
+        const uri = message.target.includes('://') ? vscode.Uri.parse(message.target) : vscode.Uri.file(message.target);
+        void vscode.window.showTextDocument(uri, {
           viewColumn: vscode.ViewColumn.One,
           selection: new vscode.Range(line, 0, line, 0),
         });
@@ -79,6 +80,7 @@ export class ResultsPanel {
     const nonce = randomBytes(16).toString('base64');
     const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.js'));
     const style = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'media', 'results.css'));
+    const bundledStyle = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview.css'));
     // Components from @vscode-elements adopt constructed stylesheets; 'unsafe-inline' covers the
     // fallback <style> tags on engines without adoptedStyleSheets. Scripts need the nonce.
     const csp = [
@@ -94,6 +96,7 @@ export class ResultsPanel {
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${bundledStyle.toString()}">
 <link rel="stylesheet" href="${style.toString()}">
 <title>Headroom</title>
 </head>
