@@ -11,7 +11,7 @@
  */
 import { spawn, execFile, type ChildProcess } from 'node:child_process';
 import { createWriteStream, existsSync, type WriteStream } from 'node:fs';
-import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
@@ -113,6 +113,10 @@ export class Workbench {
     requireFile(chromiumBin, 'Debian chromium is not installed: run `bash scripts/setup-e2e.sh`');
     requireFile(vsix, `${path.relative(repoRoot, vsix)} is missing: run \`npm run build && npm run package\``);
     await mkdir(resultsDir, { recursive: true });
+    // A failure screenshot or log left by an earlier run of this suite would mislead.
+    for (const entry of await readdir(resultsDir)) {
+      if (entry.startsWith(`${options.name}-`)) await rm(path.join(resultsDir, entry), { recursive: true, force: true });
+    }
 
     // A space and a non-ASCII letter in every path the extension sees, as on users' machines.
     const tempDir = await mkdtemp(path.join(os.tmpdir(), 'headroom e2e é-'));
