@@ -176,7 +176,7 @@ class _Injector:
         self.sticky = sticky
         if self._shim is not None and _on_gpu():
             # A budget of 0 new bytes: every device allocation from here on fails until drained.
-            self._shim(0, 0, 1)
+            self._shim(0, 0, 1 if sticky else 0)
 
     def disarm(self):
         self.armed = False

@@ -1,0 +1,212 @@
+/**
+ * Long-running commands on a host that outlive the connection that started them.
+ *
+ * A run lives in its own directory on the host. `launch` starts the command under `setsid nohup`
+ * (a new session and process group, immune to the hang-up of the SSH session), with stdin from
+ * /dev/null and stdout+stderr in `<name>.out`; a small fixed wrapper writes `<name>.pid` (the process
+ * group id) before starting it and `<name>.exit` (its exit status) after. Nothing from the caller is
+ * spliced into the wrapper's text: the name, directory and argv reach it as quoted positional
+ * parameters.
+ *
+ * `poll` reads what was appended to the log files since given byte offsets, plus whether the group
+ * is alive and the exit status, in one round trip. The caller keeps the offsets with what it
+ * stored, so after a dropped link a new connection continues exactly where the last chunk ended:
+ * nothing is lost and nothing is read twice. `kill` ends the whole process group.
+ */
+import { spawn } from 'node:child_process';
+import { RemoteError } from './errors';
+import { command, quote } from './quote';
+import { run, type Shell } from './shell';
+
+/** Names of files in a run directory: letters, digits, `.`, `_`, `-` (no slashes, no leading dot). */
+function checkName(name: string): string {
+  if (!/^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(name)) {
+    throw new RemoteError('HR_REMOTE_PROTOCOL', `"${name}" is not a valid run file name`);
+  }
+  return name;
+}
+
+/** Creates `dir` (and parents) on the host and returns its absolute path there. */
+export async function makeDirectory(shell: Shell, dir: string): Promise<string> {
+  const out = await run(shell, `mkdir -p -- ${quote(dir)} && cd -- ${quote(dir)} && pwd -P`);
+  return out.trim();
+}
+
+/**
+ * Copies the contents of the local directory `localDir` into `remoteDir` on the host (created if
+ * needed), as one tar stream over the shell's stdin.
+ */
+export async function upload(shell: Shell, localDir: string, remoteDir: string): Promise<void> {
+  const tar = spawn('tar', ['-cf', '-', '-C', localDir, '.'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let tarError = '';
+  tar.stderr.on('data', (chunk: Buffer) => (tarError += chunk.toString('utf8')));
+  const tarDone = new Promise<number>((resolveDone) => tar.on('close', (code) => resolveDone(code ?? 1)));
+  await run(shell, `mkdir -p -- ${quote(remoteDir)} && tar -xf - -C ${quote(remoteDir)}`, {
+    stdin: tar.stdout,
+    timeoutMs: 300_000,
+  });
+  const tarCode = await tarDone;
+  if (tarCode !== 0) throw new RemoteError('HR_REMOTE_COMMAND', `tar of ${localDir} failed: ${tarError.trim()}`);
+}
+
+export interface LaunchSpec {
+  /** The run directory on the host (absolute, or relative to the login directory). */
+  dir: string;
+  /** Base name of the `.out`, `.pid` and `.exit` files. */
+  name: string;
+  /** The command, one argv entry per word. */
+  argv: readonly string[];
+  /** Working directory of the command; default the run directory. */
+  cwd?: string;
+  /** Extra environment for the command. */
+  env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * The fixed wrapper run under setsid: `$1` name, `$2` working directory, the rest the command.
+ * `$$` is the session leader, so it is also the process group id that `kill` signals.
+ */
+const WRAPPER = [
+  'n=$1; d=$2; shift 2',
+  'echo $$ > "$n.pid.tmp" && mv -f "$n.pid.tmp" "$n.pid"',
+  '(cd "$d" && exec "$@")',
+  'echo $? > "$n.exit.tmp" && mv -f "$n.exit.tmp" "$n.exit"',
+].join('\n');
+
+/** Starts the command detached and returns its process group id on the host. */
+export async function launch(shell: Shell, spec: LaunchSpec): Promise<number> {
+  const name = checkName(spec.name);
+  if (spec.argv.length === 0) throw new RangeError('launch needs a command');
+  const env = Object.entries(spec.env ?? {});
+  for (const [key] of env) {
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) throw new RemoteError('HR_ENV_NAME', `"${key}" is not a valid environment variable name`);
+  }
+  const argv = env.length > 0 ? ['env', ...env.map(([k, v]) => `${k}=${v}`), ...spec.argv] : [...spec.argv];
+  const script = [
+    `cd -- ${quote(spec.dir)} || exit 3`,
+    `rm -f -- ${quote(`${name}.pid`)} ${quote(`${name}.exit`)}`,
+    `setsid nohup /bin/sh -c ${quote(WRAPPER)} headroom-run ${command([name, spec.cwd ?? '.', ...argv])}` +
+      ` </dev/null >>${quote(`${name}.out`)} 2>&1 &`,
+    // Wait (at most ~10 s) for the wrapper to record its group id, then print it.
+    'i=0',
+    `while [ ! -s ${quote(`${name}.pid`)} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done`,
+    `cat -- ${quote(`${name}.pid`)}`,
+  ].join('\n');
+  const out = await run(shell, script);
+  const pgid = Number.parseInt(out.trim(), 10);
+  if (!Number.isInteger(pgid) || pgid <= 1) {
+    throw new RemoteError('HR_REMOTE_PROTOCOL', `${shell.label}: the detached command did not report its process group (got "${out.trim()}")`);
+  }
+  return pgid;
+}
+
+export interface PollResult {
+  /** New bytes per requested file, from its offset to the end at the time of the poll. */
+  chunks: Record<string, Buffer>;
+  /** True while any process of the group is alive. */
+  alive: boolean;
+  /** The command's exit status once it has ended on its own; null while running or when killed. */
+  exitCode: number | null;
+}
+
+/**
+ * One round trip: new bytes of each `files[name] = offset`, whether the group `name` launched is
+ * alive, and its exit status. Files that do not exist yet read as empty.
+ */
+export async function poll(shell: Shell, dir: string, name: string, files: Readonly<Record<string, number>>): Promise<PollResult> {
+  checkName(name);
+  const entries = Object.entries(files);
+  const lines = [`cd -- ${quote(dir)} || exit 3`];
+  entries.forEach(([file, offset], index) => {
+    checkName(file);
+    if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`bad offset ${offset} for ${file}`);
+    const f = quote(file);
+    // The size is read once, so the header and the bytes that follow always agree.
+    lines.push(
+      `if [ -f ${f} ]; then s=$(wc -c < ${f}); else s=0; fi`,
+      `n=$((s - ${offset})); [ "$n" -lt 0 ] && n=0`,
+      `printf '%s %s\\n' ${index} "$n"`,
+      `[ "$n" -gt 0 ] && tail -c +${offset + 1} ${f} | head -c "$n"`,
+    );
+  });
+  const pid = quote(`${name}.pid`);
+  const exit = quote(`${name}.exit`);
+  lines.push(
+    `if [ -s ${pid} ] && kill -0 -"$(cat ${pid})" 2>/dev/null; then a=1; else a=0; fi`,
+    `if [ -s ${exit} ]; then e=$(cat ${exit}); else e=-; fi`,
+    `printf 'state %s %s\\n' "$a" "$e"`,
+  );
+  const result = await shell.exec(lines.join('\n'));
+  if (result.code !== 0) {
+    throw new RemoteError('HR_REMOTE_COMMAND', `${shell.label}: poll of ${dir} failed (${result.code}): ${result.stderr.trim()}`);
+  }
+  return parsePoll(result.stdout, entries.map(([file]) => file));
+}
+
+function parsePoll(out: Buffer, names: string[]): PollResult {
+  const chunks: Record<string, Buffer> = {};
+  let at = 0;
+  const header = (): string => {
+    const end = out.indexOf(0x0a, at);
+    if (end < 0) throw new RemoteError('HR_REMOTE_PROTOCOL', 'truncated poll answer');
+    const text = out.subarray(at, end).toString('latin1');
+    at = end + 1;
+    return text;
+  };
+  for (const name of names) {
+    const [index, size] = header().split(' ').map(Number);
+    if (names[index ?? -1] !== name || !Number.isSafeInteger(size)) throw new RemoteError('HR_REMOTE_PROTOCOL', 'malformed poll answer');
+    chunks[name] = Buffer.from(out.subarray(at, at + size!));
+    at += size!;
+  }
+  const [tag, alive, exit] = header().split(' ');
+  if (tag !== 'state') throw new RemoteError('HR_REMOTE_PROTOCOL', 'malformed poll answer (no state line)');
+  return { chunks, alive: alive === '1', exitCode: exit === '-' || exit === undefined ? null : Number.parseInt(exit, 10) };
+}
+
+/**
+ * Ends the process group `name` launched: SIGTERM, then SIGKILL after `graceMs`. Resolves with the
+ * number of its processes still alive afterwards (0 unless something ignores SIGKILL, e.g. a
+ * process stuck in the kernel).
+ */
+export async function kill(shell: Shell, dir: string, name: string, graceMs = 3000): Promise<number> {
+  checkName(name);
+  const pid = quote(`${name}.pid`);
+  const tenths = Math.max(1, Math.ceil(graceMs / 100));
+  const script = [
+    `cd -- ${quote(dir)} || exit 3`,
+    `[ -s ${pid} ] || { echo 0; exit 0; }`,
+    `g=$(cat ${pid})`,
+    `case $g in ''|*[!0-9]*) echo 0; exit 0;; esac`,
+    'kill -TERM -"$g" 2>/dev/null',
+    `i=0; while kill -0 -"$g" 2>/dev/null && [ $i -lt ${tenths} ]; do sleep 0.1; i=$((i+1)); done`,
+    'kill -KILL -"$g" 2>/dev/null',
+    'i=0; while kill -0 -"$g" 2>/dev/null && [ $i -lt 20 ]; do sleep 0.1; i=$((i+1)); done',
+    // pgrep -g lists the group's members; without procps, count 1 for "still alive".
+    'if command -v pgrep >/dev/null; then pgrep -g "$g" | wc -l; elif kill -0 -"$g" 2>/dev/null; then echo 1; else echo 0; fi',
+  ].join('\n');
+  const out = await run(shell, script, { timeoutMs: graceMs + 30_000 });
+  return Number.parseInt(out.trim(), 10) || 0;
+}
+
+/** Reads one file of the run directory; null when it does not exist. */
+export async function readRunFile(shell: Shell, dir: string, file: string): Promise<Buffer | null> {
+  const f = quote(file);
+  const result = await shell.exec(`cd -- ${quote(dir)} || exit 3\n[ -f ${f} ] || exit 4\ncat -- ${f}`);
+  if (result.code === 4) return null;
+  if (result.code !== 0) throw new RemoteError('HR_REMOTE_COMMAND', `${shell.label}: cannot read ${dir}/${file}: ${result.stderr.trim()}`);
+  return result.stdout;
+}
+
+/** Copies the host directory `remoteDir` into the local directory `localDir` (one tar stream). */
+export async function download(shell: Shell, remoteDir: string, localDir: string): Promise<void> {
+  const result = await shell.exec(`tar -cf - -C ${quote(remoteDir)} .`, { timeoutMs: 300_000 });
+  if (result.code !== 0) throw new RemoteError('HR_REMOTE_COMMAND', `${shell.label}: cannot pack ${remoteDir}: ${result.stderr.trim()}`);
+  await new Promise<void>((resolveDone, reject) => {
+    const tar = spawn('tar', ['-xf', '-', '-C', localDir], { stdio: ['pipe', 'ignore', 'pipe'] });
+    let err = '';
+    tar.stderr.on('data', (chunk: Buffer) => (err += chunk.toString('utf8')));
+    tar.on('close', (code) => (code === 0 ? resolveDone() : reject(new RemoteError('HR_REMOTE_COMMAND', `tar into ${localDir} failed: ${err.trim()}`))));
+    tar.stdin.end(result.stdout);
+  });
+}
