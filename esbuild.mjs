@@ -1,7 +1,7 @@
 // Bundles the three entry points (extension host, server + CLI, webview) and copies what they
 // load at run time (the native addon, grammar wasm) next to them in dist/.
 import * as esbuild from 'esbuild';
-import { copyFileSync, mkdirSync, existsSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, existsSync } from 'node:fs';
 
 const watch = process.argv.includes('--watch');
 const production = process.argv.includes('--production');
@@ -43,6 +43,9 @@ function copyRuntimeFiles() {
   const addon = 'native/build/Release/headroom.node';
   if (existsSync(addon)) copyFileSync(addon, 'dist/native/headroom.node');
   else console.warn(`warning: ${addon} is missing; run "npm run build:native" first.`);
+  // The reproducers' Python side and the preload shim's source travel to the targets from here.
+  for (const dir of ['probes', 'harness']) cpSync(`server/src/runs/${dir}`, `dist/runs/${dir}`, { recursive: true });
+  cpSync('native/preload', 'dist/runs/preload', { recursive: true });
 }
 
 if (watch) {

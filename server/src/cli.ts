@@ -4,6 +4,7 @@
  * Each subcommand lives with its feature (`<feature>/cli.ts`); this file only dispatches.
  */
 import * as replay from './replay/cli';
+import * as runs from './runs/cli';
 import * as triage from './triage/cli';
 
 /** A subcommand: returns the process exit code. Writes results to stdout, problems to stderr. */
@@ -17,6 +18,10 @@ interface CommandEntry {
 const commands: Record<string, CommandEntry> = {
   triage: { usage: 'headroom triage FILE... [--json]', run: triage.triageCommand },
   snapshot: { usage: 'headroom snapshot FILE [--json]', run: replay.snapshotCommand },
+  repro: {
+    usage: 'headroom repro list [--json] | run PROBE --target local [--variant V]... [--repeat N] [--ranks N] [--json] | runs | show RUN-ID',
+    run: runs.reproCommand,
+  },
 };
 
 function usage(): string {
