@@ -32,6 +32,8 @@ export interface RunRequest extends StartRunParams {
   /** Extra environment for every rank. */
   env?: Record<string, string>;
   cellTimeoutSeconds?: number;
+  /** Working directory of the ranks (the workspace folder, where the `script` probe finds the entry point). */
+  cwd?: string;
 }
 
 export interface RunHandle {
@@ -85,11 +87,6 @@ export class RunManager {
     await handle.cancel();
   }
 
-  /** Cancels every run this manager drives (server shutdown). */
-  async cancelAll(): Promise<void> {
-    await Promise.all([...this.running.values()].map((h) => h.cancel()));
-  }
-
   async start(request: RunRequest, listener: RunListener): Promise<RunHandle> {
     const probe = findProbe(request.probe);
     const target = this.targetFor(request.target);
@@ -122,6 +119,7 @@ export class RunManager {
       python: request.python ?? 'python3',
       args: request.args ?? [],
       env,
+      ...(request.cwd !== undefined && { cwd: request.cwd }),
     };
     const record: RunRecord = {
       runId,

@@ -1,0 +1,95 @@
+/**
+ * The runs feature over LSP: `headroom/startRun` starts a run and answers with its id at once;
+ * progress and output follow as notifications that each carry the runId. Runs are stored in
+ * HEADROOM_RUNS_DIR (the extension points it at its workspace storage). Hang stacks and
+ * tracebacks that reach workspace files become diagnostics at those lines.
+ */
+import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
+import type { ServerContext } from '../context';
+import {
+  CancelRunRequest,
+  GetRunRequest,
+  ListProbesRequest,
+  ListRunsRequest,
+  RunOutputNotification,
+  RunProgressNotification,
+  StartRunRequest,
+  type CellResult,
+  type SourceFrame,
+} from '../protocol';
+import { mapFramesToWorkspace } from '../triage/workspaceFrames';
+import { listProbes, publicInfo } from './catalog';
+import { RunManager, type RunListener } from './runner';
+import { defaultStoreRoot, RunStore } from './store';
+
+const DIAGNOSTIC_SOURCE = 'runs';
+/** `  File "/path/x.py", line 42 in fn` (faulthandler) or `  File "/path/x.py", line 42, in fn` (traceback). */
+const STACK_FRAME = /^\s*File "([^"]+)", line (\d+),? in (\S+)/;
+
+/** The innermost frame of each rank's main stack (faulthandler's "Current thread", or a traceback's last). */
+function innermostFrames(cell: CellResult): Array<{ rank: string; frame: SourceFrame }> {
+  const found: Array<{ rank: string; frame: SourceFrame }> = [];
+  for (const [rank, stack] of Object.entries(cell.stacks)) {
+    const lines = stack.split('\n');
+    const current = lines.findIndex((l) => l.startsWith('Current thread'));
+    const frames = (current >= 0 ? lines.slice(current + 1) : lines)
+      .map((l) => STACK_FRAME.exec(l))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .map((m) => ({ file: m[1]!, line: Number(m[2]), function: m[3]! }));
+    // faulthandler lists innermost first; a traceback lists it last.
+    const ordered = current >= 0 ? frames : frames.reverse();
+    found.push(...ordered.map((frame) => ({ rank, frame })));
+  }
+  return found;
+}
+
+export function register(ctx: ServerContext): void {
+  const manager = new RunManager(new RunStore(defaultStoreRoot()));
+  const listener: RunListener = {
+    progress(runId, state) {
+      void ctx.connection.sendNotification(RunProgressNotification.type, { runId, state });
+      if (state.tag === 'cell-finished') publishCellDiagnostics(ctx, state.cell);
+    },
+    output(params) {
+      void ctx.connection.sendNotification(RunOutputNotification.type, params);
+    },
+  };
+
+  ctx.connection.onRequest(ListProbesRequest.type, () => listProbes().map(publicInfo));
+  ctx.connection.onRequest(ListRunsRequest.type, () => manager.store.list());
+  ctx.connection.onRequest(GetRunRequest.type, (params) => manager.store.load(params.runId));
+  ctx.connection.onRequest(CancelRunRequest.type, (params) => manager.cancel(params.runId));
+  ctx.connection.onRequest(StartRunRequest.type, async (params) => {
+    const settings = await ctx.settingsFor(ctx.workspaceFolders()[0] ?? '');
+    const cwd = ctx.workspaceFolders()[0];
+    const handle = await manager.start({ ...params, python: settings.python, ...(cwd !== undefined && { cwd }) }, listener);
+    // The server stays busy (not quiescent) until the run ends; its errors surface in the status.
+    void ctx.track(`run ${handle.runId}`, () => handle.done).catch(() => undefined);
+    return { runId: handle.runId };
+  });
+}
+
+/** Error at the innermost workspace frame of each rank's stack, for cells that hung, aborted or failed. */
+function publishCellDiagnostics(ctx: ServerContext, cell: CellResult): void {
+  if (cell.outcome === 'completed') return;
+  const byUri = new Map<string, Diagnostic[]>();
+  const seenRanks = new Set<string>();
+  for (const { rank, frame } of innermostFrames(cell)) {
+    if (seenRanks.has(rank)) continue;
+    const [mapped] = mapFramesToWorkspace([frame], ctx.workspaceFolders());
+    if (!mapped?.workspaceUri) continue;
+    seenRanks.add(rank);
+    const line = Math.max(0, mapped.line - 1);
+    const diverged = cell.divergingRank !== undefined && String(cell.divergingRank) === rank;
+    const list = byUri.get(mapped.workspaceUri) ?? [];
+    list.push({
+      range: { start: { line, character: 0 }, end: { line, character: Number.MAX_SAFE_INTEGER } },
+      severity: DiagnosticSeverity.Error,
+      source: 'Headroom',
+      code: cell.outcome,
+      message: `Rank ${rank} ${cell.outcome === 'hang' ? 'was stuck here' : 'stopped here'} (${cell.variant} #${cell.repeat}: ${cell.outcome}${diverged ? ', the diverging rank' : ''}). ${cell.evidence.find((e) => e.startsWith('rank ') && e.includes('never joined')) ?? ''}`.trim(),
+    });
+    byUri.set(mapped.workspaceUri, list);
+  }
+  for (const [uri, diagnostics] of byUri) ctx.diagnostics.set(DIAGNOSTIC_SOURCE, uri, diagnostics);
+}
