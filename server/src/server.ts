@@ -16,6 +16,7 @@ import type { ServerContext } from './context';
 import { DiagnosticsStore } from './diagnostics';
 import { ServerStatusNotification, type ServerStatusParams } from './protocol';
 import * as replay from './replay/lsp';
+import * as runs from './runs/lsp';
 import { normalizeSettings, type HeadroomSettings } from './settings';
 import * as triage from './triage/lsp';
 
@@ -102,6 +103,7 @@ documents.onDidClose((e) => settingsCache.delete(e.document.uri));
 
 triage.register(ctx);
 replay.register(ctx);
+runs.register(ctx);
 
 documents.listen(connection);
 connection.listen();
