@@ -9,7 +9,10 @@
         "src/byte_source.cc",
         "src/pickle_reader.cc",
         "src/snapshot.cc",
-        "src/decode_worker.cc"
+        "src/decode_worker.cc",
+        "src/allocator_settings.cc",
+        "src/simulator.cc",
+        "src/replay.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": [

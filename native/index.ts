@@ -19,6 +19,8 @@ export type NativeErrorCode =
   | 'ERR_IO'
   /** The decoder ran out of memory. */
   | 'ERR_OUT_OF_MEMORY'
+  /** A PYTORCH_CUDA_ALLOC_CONF string the simulator cannot honour (PyTorch's wording where it has one). */
+  | 'ERR_INVALID_SETTINGS'
   /** A call with arguments of the wrong type. */
   | 'ERR_INVALID_ARGUMENT';
 
@@ -38,9 +40,91 @@ export interface SnapshotDecodeSummary {
   deviceCount: number;
 }
 
+/** One what-if: allocator settings and an optional capacity. */
+export interface ReplayVariantRequest {
+  /** A PYTORCH_CUDA_ALLOC_CONF string; null or absent = the settings the snapshot recorded. */
+  settings?: string | null;
+  /**
+   * The most bytes the allocator may reserve (set_per_process_memory_fraction's limit, or a smaller
+   * card); null or absent = unlimited.
+   */
+  capacityBytes?: number | null;
+}
+
+export interface ReplayOptions {
+  variants: ReplayVariantRequest[];
+  /** Per-event allocated and reserved bytes for every variant (for the timeline). */
+  timeline?: boolean;
+  /** Every device-memory call the simulator made, as [eventIndex, ±bytes] pairs (for validation). */
+  segmentCalls?: boolean;
+  /** The device's total memory; sizes expandable segments' address space (default 80 GiB). */
+  deviceTotalBytes?: number;
+}
+
+export interface ReplayFrame {
+  filename: string;
+  line: number;
+  name: string;
+}
+
+export interface ReplayOom {
+  /** Index of the failing request's trace entry within its device's trace. */
+  eventIndex: number;
+  /** Allocation requests (`alloc` and `oom` entries) before the failing one, counting from 0. */
+  allocIndex: number;
+  /** The request's size as recorded. */
+  sizeBytes: number;
+  /** Where the failing allocation was made, innermost first. */
+  frames: ReplayFrame[];
+}
+
+export interface ReplayDeviceResult {
+  device: number;
+  reservedPeakBytes: number;
+  allocatedPeakBytes: number;
+  /** Reserved minus allocated bytes at the moment reserved memory peaked (fragmentation). */
+  reservedUnallocatedAtPeakBytes: number;
+  reservedPeakEventIndex: number;
+  allocatedPeakEventIndex: number;
+  /** cudaMalloc calls plus expandable-segment map calls (PyTorch's num_device_alloc). */
+  segmentAllocs: number;
+  /** cudaFree plus unmap calls (num_device_free). */
+  segmentFrees: number;
+  /** Allocations that succeeded only after releasing the whole cache (num_alloc_retries). */
+  allocRetries: number;
+  ooms: number;
+  firstOom: ReplayOom | null;
+  timeline?: { allocatedBytes: Float64Array; reservedBytes: Float64Array };
+  segmentCalls?: Float64Array;
+}
+
+/** A variant's result: the fields of its worst device (highest reserved peak), and every device. */
+export interface ReplayVariantResult extends ReplayDeviceResult {
+  settings: string;
+  capacityBytes: number | null;
+  devices: ReplayDeviceResult[];
+}
+
+export interface ReplayRecordedDevice {
+  device: number;
+  events: number;
+  requests: number;
+  /** Frees of blocks allocated before the trace's first entry (a ring buffer that wrapped). */
+  unmatchedFrees: number;
+  segmentAllocs: number;
+  segmentFrees: number;
+  ooms: number;
+}
+
+export interface ReplayReport {
+  source: { events: number; devices: number; settings: string; recorded: ReplayRecordedDevice[] };
+  variants: ReplayVariantResult[];
+}
+
 interface RawAddon {
   init(errorClass: typeof NativeError): void;
   decodeSnapshotSummary(bytes: Uint8Array): Promise<SnapshotDecodeSummary>;
+  replaySnapshot(bytes: Uint8Array, options: ReplayOptions): Promise<ReplayReport>;
 }
 
 export interface NativeAddon {
@@ -49,6 +133,11 @@ export interface NativeAddon {
    * (nothing is ever unpickled) and counts its trace entries and segments.
    */
   decodeSnapshotSummary(bytes: Uint8Array): Promise<SnapshotDecodeSummary>;
+  /**
+   * Decodes a snapshot once and replays its allocation requests through the caching-allocator
+   * simulator under each variant's settings and capacity.
+   */
+  replaySnapshot(bytes: Uint8Array, options: ReplayOptions): Promise<ReplayReport>;
 }
 
 declare const __non_webpack_require__: NodeJS.Require | undefined;

@@ -39,6 +39,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("init", Napi::Function::New(env, InitErrors, "init", addon));
   exports.Set("decodeSnapshotSummary",
               Napi::Function::New(env, DecodeSnapshotSummary, "decodeSnapshotSummary", addon));
+  exports.Set("replaySnapshot", Napi::Function::New(env, ReplaySnapshot, "replaySnapshot", addon));
   return exports;
 }
 

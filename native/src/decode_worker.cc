@@ -6,7 +6,9 @@
 #include <vector>
 
 #include "addon.h"
+#include "allocator_settings.h"
 #include "errors.h"
+#include "replay.h"
 #include "snapshot.h"
 
 namespace headroom {
@@ -111,6 +113,177 @@ class SummaryWorker final : public PromiseWorker {
   Summary summary_;
 };
 
+struct VariantRequest {
+  bool ownSettings = true;
+  std::string settings;
+  uint64_t capacityBytes = 0;
+};
+
+struct VariantOutcome {
+  std::string settings;
+  uint64_t capacityBytes = 0;
+  std::vector<ReplayResult> devices;
+  size_t worst = 0;  // The device with the highest reserved peak.
+};
+
+struct FrameOut {
+  std::string filename;
+  int64_t line;
+  std::string name;
+};
+
+Napi::Value BigNumber(Napi::Env env, uint64_t v) { return Napi::Number::New(env, static_cast<double>(v)); }
+
+// Decodes once, then replays every requested variant on each device.
+class ReplayWorker final : public PromiseWorker {
+ public:
+  ReplayWorker(Napi::Env env, const Addon& addon, const uint8_t* data, size_t size,
+               std::vector<VariantRequest> variants, bool timeline, bool segmentCalls, uint64_t deviceTotalBytes)
+      : PromiseWorker(env, addon),
+        bytes_(data, data + size),
+        variants_(std::move(variants)),
+        timeline_(timeline),
+        segmentCalls_(segmentCalls),
+        deviceTotal_(deviceTotalBytes) {}
+
+ private:
+  void Compute() override {
+    InputWindow input(bytes_.data(), bytes_.size());
+    snapshot_ = decodeSnapshot(input);
+    std::vector<uint8_t>().swap(bytes_);
+    plans_ = buildPlans(snapshot_);
+    ownSettings_ = snapshot_.settings.allocConf;
+    for (const VariantRequest& v : variants_) {
+      VariantOutcome out;
+      out.settings = v.ownSettings ? ownSettings_ : v.settings;
+      out.capacityBytes = v.capacityBytes;
+      ReplayOptions options;
+      options.settings = parseAllocatorSettings(out.settings);
+      options.capacityBytes = v.capacityBytes;
+      options.deviceTotalBytes = deviceTotal_;
+      options.timeline = timeline_;
+      options.segmentCalls = segmentCalls_;
+      for (const DevicePlan& plan : plans_) {
+        out.devices.push_back(replayDevice(plan, options));
+        if (out.devices.back().reservedPeakBytes > out.devices[out.worst].reservedPeakBytes) {
+          out.worst = out.devices.size() - 1;
+        }
+      }
+      outcomes_.push_back(std::move(out));
+    }
+  }
+
+  std::vector<FrameOut> framesOf(uint32_t stack) const {
+    std::vector<FrameOut> frames;
+    for (uint32_t i = snapshot_.stackOffsets[stack]; i < snapshot_.stackOffsets[stack + 1]; ++i) {
+      const Frame& f = snapshot_.frames[snapshot_.stackFrames[i]];
+      frames.push_back({std::string(snapshot_.strings.get(f.filename)), f.line, std::string(snapshot_.strings.get(f.name))});
+    }
+    return frames;
+  }
+
+  Napi::Object deviceResult(Napi::Env env, const ReplayResult& r) const {
+    const DevicePlan& plan = plans_[r.device];
+    Napi::Object o = Napi::Object::New(env);
+    o.Set("device", BigNumber(env, r.device));
+    o.Set("reservedPeakBytes", BigNumber(env, r.reservedPeakBytes));
+    o.Set("allocatedPeakBytes", BigNumber(env, r.allocatedPeakBytes));
+    o.Set("reservedUnallocatedAtPeakBytes", BigNumber(env, r.reservedUnallocatedAtPeakBytes));
+    o.Set("reservedPeakEventIndex", BigNumber(env, r.reservedPeakEvent));
+    o.Set("allocatedPeakEventIndex", BigNumber(env, r.allocatedPeakEvent));
+    o.Set("segmentAllocs", BigNumber(env, r.segmentAllocs));
+    o.Set("segmentFrees", BigNumber(env, r.segmentFrees));
+    o.Set("allocRetries", BigNumber(env, r.allocRetries));
+    o.Set("ooms", BigNumber(env, r.ooms));
+    if (r.hasOom) {
+      Napi::Object oom = Napi::Object::New(env);
+      oom.Set("eventIndex", BigNumber(env, r.firstOom.eventIndex));
+      oom.Set("allocIndex", BigNumber(env, r.firstOom.allocIndex));
+      oom.Set("sizeBytes", BigNumber(env, r.firstOom.sizeBytes));
+      Napi::Array frames = Napi::Array::New(env);
+      uint32_t k = 0;
+      for (const FrameOut& f : framesOf(snapshot_.events.stack[plan.begin + r.firstOom.eventIndex])) {
+        Napi::Object fo = Napi::Object::New(env);
+        fo.Set("filename", f.filename);
+        fo.Set("line", Napi::Number::New(env, static_cast<double>(f.line)));
+        fo.Set("name", f.name);
+        frames.Set(k++, fo);
+      }
+      oom.Set("frames", frames);
+      o.Set("firstOom", oom);
+    } else {
+      o.Set("firstOom", env.Null());
+    }
+    if (timeline_) {
+      auto toArray = [&](const std::vector<double>& values) {
+        Napi::Float64Array a = Napi::Float64Array::New(env, values.size());
+        std::copy(values.begin(), values.end(), a.Data());
+        return a;
+      };
+      Napi::Object t = Napi::Object::New(env);
+      t.Set("allocatedBytes", toArray(r.allocatedTimeline));
+      t.Set("reservedBytes", toArray(r.reservedTimeline));
+      o.Set("timeline", t);
+    }
+    if (segmentCalls_) {
+      // [eventIndex, +bytes | -bytes] pairs, in call order.
+      Napi::Float64Array calls = Napi::Float64Array::New(env, r.segmentCalls.size() * 2);
+      for (size_t i = 0; i < r.segmentCalls.size(); ++i) {
+        calls[i * 2] = r.segmentCallEvents[i];
+        const double bytes = static_cast<double>(r.segmentCalls[i].bytes);
+        calls[i * 2 + 1] = r.segmentCalls[i].alloc ? bytes : -bytes;
+      }
+      o.Set("segmentCalls", calls);
+    }
+    return o;
+  }
+
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object source = Napi::Object::New(env);
+    source.Set("events", BigNumber(env, snapshot_.events.count()));
+    source.Set("devices", BigNumber(env, snapshot_.devices.size()));
+    source.Set("settings", ownSettings_);
+    Napi::Array recorded = Napi::Array::New(env);
+    for (const DevicePlan& plan : plans_) {
+      Napi::Object p = Napi::Object::New(env);
+      p.Set("device", BigNumber(env, plan.device));
+      p.Set("events", BigNumber(env, plan.end - plan.begin));
+      p.Set("requests", BigNumber(env, plan.requests));
+      p.Set("unmatchedFrees", BigNumber(env, plan.unmatchedFrees));
+      p.Set("segmentAllocs", BigNumber(env, plan.recordedDeviceAllocs));
+      p.Set("segmentFrees", BigNumber(env, plan.recordedDeviceFrees));
+      p.Set("ooms", BigNumber(env, plan.recordedOoms));
+      recorded.Set(plan.device, p);
+    }
+    source.Set("recorded", recorded);
+    Napi::Array variants = Napi::Array::New(env);
+    uint32_t k = 0;
+    for (const VariantOutcome& v : outcomes_) {
+      Napi::Object o = v.devices.empty() ? Napi::Object::New(env) : deviceResult(env, v.devices[v.worst]);
+      o.Set("settings", v.settings);
+      o.Set("capacityBytes", v.capacityBytes == 0 ? env.Null() : BigNumber(env, v.capacityBytes));
+      Napi::Array devices = Napi::Array::New(env);
+      for (uint32_t d = 0; d < v.devices.size(); ++d) devices.Set(d, deviceResult(env, v.devices[d]));
+      o.Set("devices", devices);
+      variants.Set(k++, o);
+    }
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("source", source);
+    out.Set("variants", variants);
+    return out;
+  }
+
+  std::vector<uint8_t> bytes_;
+  std::vector<VariantRequest> variants_;
+  bool timeline_;
+  bool segmentCalls_;
+  uint64_t deviceTotal_;
+  Snapshot snapshot_;
+  std::vector<DevicePlan> plans_;
+  std::string ownSettings_;
+  std::vector<VariantOutcome> outcomes_;
+};
+
 // Argument errors reject the promise too, so callers handle every failure in one place.
 Napi::Value Rejected(Napi::Env env, const Addon& addon, const std::string& message) {
   auto deferred = Napi::Promise::Deferred::New(env);
@@ -118,7 +291,68 @@ Napi::Value Rejected(Napi::Env env, const Addon& addon, const std::string& messa
   return deferred.Promise();
 }
 
+// Reads a byte count from JS: a non-negative safe integer, or null/undefined for "none".
+bool ReadBytesOption(const Napi::Value& v, uint64_t& out) {
+  if (v.IsUndefined() || v.IsNull()) {
+    out = 0;
+    return true;
+  }
+  if (!v.IsNumber()) return false;
+  const double d = v.As<Napi::Number>().DoubleValue();
+  if (!(d >= 0) || d > 9007199254740991.0 || d != static_cast<double>(static_cast<uint64_t>(d))) return false;
+  out = static_cast<uint64_t>(d);
+  return true;
+}
+
 }  // namespace
+
+Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& addon = *static_cast<const Addon*>(info.Data());
+  if (info.Length() < 1 || !info[0].IsTypedArray() ||
+      info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
+    return Rejected(env, addon, "Expected first argument to be a Uint8Array");
+  }
+  if (info.Length() < 2 || !info[1].IsObject()) {
+    return Rejected(env, addon, "Expected second argument to be an options object");
+  }
+  Napi::Object options = info[1].As<Napi::Object>();
+  Napi::Value list = options.Get("variants");
+  if (!list.IsArray()) return Rejected(env, addon, "Expected options.variants to be an array");
+  std::vector<VariantRequest> variants;
+  Napi::Array array = list.As<Napi::Array>();
+  for (uint32_t i = 0; i < array.Length(); ++i) {
+    Napi::Value item = array.Get(i);
+    if (!item.IsObject()) return Rejected(env, addon, "Expected each variant to be an object");
+    Napi::Object v = item.As<Napi::Object>();
+    VariantRequest request;
+    Napi::Value settings = v.Get("settings");
+    if (settings.IsString()) {
+      request.ownSettings = false;
+      request.settings = settings.As<Napi::String>().Utf8Value();
+    } else if (!settings.IsUndefined() && !settings.IsNull()) {
+      return Rejected(env, addon, "Expected variant.settings to be a string or null");
+    }
+    if (!ReadBytesOption(v.Get("capacityBytes"), request.capacityBytes)) {
+      return Rejected(env, addon, "Expected variant.capacityBytes to be a non-negative integer or null");
+    }
+    variants.push_back(std::move(request));
+  }
+  uint64_t deviceTotal = 0;
+  if (!ReadBytesOption(options.Get("deviceTotalBytes"), deviceTotal)) {
+    return Rejected(env, addon, "Expected options.deviceTotalBytes to be a non-negative integer");
+  }
+  // Expandable segments reserve address space for 9/8 of the device; without a device size, use
+  // the capacity or, failing that, 80 GiB. It only changes which free block best-fit prefers.
+  if (deviceTotal == 0) deviceTotal = uint64_t{80} << 30;
+  const bool timeline = options.Get("timeline").ToBoolean().Value();
+  const bool segmentCalls = options.Get("segmentCalls").ToBoolean().Value();
+  auto bytes = info[0].As<Napi::Uint8Array>();
+  auto* worker = new ReplayWorker(env, addon, bytes.Data(), bytes.ByteLength(), std::move(variants), timeline, segmentCalls, deviceTotal);
+  Napi::Promise promise = worker->promise();
+  worker->Queue();
+  return promise;
+}
 
 Napi::Value DecodeSnapshotSummary(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();

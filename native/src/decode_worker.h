@@ -8,4 +8,8 @@ namespace headroom {
 // decodeSnapshotSummary(bytes: Uint8Array): Promise<SnapshotDecodeSummary>. JS thread.
 Napi::Value DecodeSnapshotSummary(const Napi::CallbackInfo& info);
 
+// replaySnapshot(bytes, {variants: [{settings?, capacityBytes?}], timeline?, deviceTotalBytes?}):
+// Promise<ReplayReport>. JS thread.
+Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info);
+
 }  // namespace headroom

@@ -13,6 +13,7 @@ constexpr const char* kMalformed = "ERR_SNAPSHOT_MALFORMED";
 constexpr const char* kForbiddenOpcode = "ERR_SNAPSHOT_FORBIDDEN_OPCODE";
 constexpr const char* kSchema = "ERR_SNAPSHOT_SCHEMA";
 constexpr const char* kInvalidArgument = "ERR_INVALID_ARGUMENT";
+constexpr const char* kInvalidSettings = "ERR_INVALID_SETTINGS";
 constexpr const char* kIo = "ERR_IO";
 constexpr const char* kOutOfMemory = "ERR_OUT_OF_MEMORY";
 }  // namespace code

@@ -1,0 +1,186 @@
+// A model of one device's PyTorch CUDA caching allocator (c10/cuda/CUDACachingAllocator.cpp,
+// DeviceCachingAllocator), close enough to replay a recorded trace's requests and get the same
+// segments, peaks and OOMs the real allocator produced. What it models, with the source's names:
+//   round_size (512-byte rounding, roundup_power2_divisions), get_pool (small <= 1 MiB),
+//   get_allocation_size (2 MiB / 20 MiB / 2 MiB-rounded segments), get_free_block (best fit per
+//   stream, max_split_size and max_non_split_rounding limits, expandable best fit),
+//   should_split, alloc_found_block, free_block with try_merge_blocks, alloc_block (a capacity acts
+//   like set_per_process_memory_fraction), release_available_cached_blocks,
+//   release_cached_blocks / release_blocks, garbage_collect_cached_blocks, and expandable segments
+//   (find_expandable_block, map_block, unmap_block, release_expandable_segment).
+// What it does not model: CUDA graph private pools, cross-stream events beyond what the trace's
+// free_requested/free_completed pair records, and memory used outside the caching allocator.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <set>
+#include <unordered_map>
+#include <vector>
+
+#include "allocator_settings.h"
+
+namespace headroom {
+
+constexpr uint32_t kNil = UINT32_MAX;
+
+struct SimStats {
+  uint64_t allocatedBytes = 0;
+  uint64_t allocatedPeakBytes = 0;
+  uint64_t reservedBytes = 0;  // total_allocated_memory: cudaMalloc'd plus mapped bytes.
+  uint64_t reservedPeakBytes = 0;
+  uint64_t segments = 0;       // Non-expandable segments currently held.
+  uint64_t segmentsPeak = 0;
+  uint64_t deviceAllocs = 0;   // num_device_alloc: cudaMalloc and map calls.
+  uint64_t deviceFrees = 0;    // num_device_free: cudaFree and unmap calls.
+  uint64_t allocRetries = 0;   // num_alloc_retries.
+  uint64_t ooms = 0;           // num_ooms.
+};
+
+// A device-memory call the simulator made, in the order it made them (cudaMalloc/cudaFree or
+// map/unmap of expandable pages): the same calls a recorded trace lists as segment_* entries.
+struct SegmentCall {
+  bool alloc;
+  uint64_t bytes;
+};
+
+class DeviceSimulator {
+ public:
+  // `capacityBytes` = 0 means no limit; otherwise it plays the role of
+  // set_per_process_memory_fraction's allowed maximum (and turns on garbage collection when a
+  // threshold is set, as in PyTorch). `deviceTotalBytes` sizes expandable segments' address space.
+  DeviceSimulator(const AllocatorSettings& settings, uint64_t capacityBytes, uint64_t deviceTotalBytes);
+
+  // DeviceCachingAllocator::malloc. Returns the block, or kNil for an out-of-memory error.
+  // `owner` tags the block (the caller's request id) so a late free can be told from a stale one.
+  uint32_t malloc(uint64_t origSize, uint64_t stream, uint32_t owner);
+  // The first half of DeviceCachingAllocator::free: the block stops counting as allocated.
+  void freeRequested(uint32_t block);
+  // free_block: the block returns to its pool (merged with free neighbours). Ignored when the
+  // block was already returned by a synchronizing release or now belongs to another owner.
+  void freeCompleted(uint32_t block, uint32_t owner);
+  // Releases every cached block that is not part of a split segment (torch.cuda.empty_cache()).
+  void emptyCache();
+
+  // Installs a segment as a snapshot recorded it: `blockSizes` tile it in address order, and
+  // `allocated[i]` says whether block i is in use. Returns the block ids (allocated or free).
+  std::vector<uint32_t> installSegment(uint64_t address, bool small, uint64_t stream,
+                                       const std::vector<uint64_t>& blockSizes,
+                                       const std::vector<uint64_t>& requestedSizes,
+                                       const std::vector<bool>& allocated);
+
+  const SimStats& stats() const { return stats_; }
+  // Addresses the recorded run's cudaMalloc returned, per size, in order: the simulator hands
+  // them out again for calls of the same size, so ties in best fit (equal sizes, lowest address
+  // first) break the way they did on the device. Other calls get fresh synthetic addresses.
+  void setAddressHints(std::unordered_map<uint64_t, std::deque<uint64_t>> hints) { addressHints_ = std::move(hints); }
+  // When set, every device-memory call is appended here.
+  void logSegmentCalls(std::vector<SegmentCall>* log) { segmentLog_ = log; }
+  uint64_t blockSize(uint32_t block) const { return blocks_[block].size; }
+  uint64_t blockAddress(uint32_t block) const { return blocks_[block].ptr; }
+  bool blockPending(uint32_t block) const { return blocks_[block].pending; }
+
+  static uint64_t roundSize(const AllocatorSettings& settings, uint64_t size);
+
+ private:
+  struct Block {
+    uint64_t ptr = 0;
+    uint64_t size = 0;
+    uint64_t requested = 0;
+    uint64_t stream = 0;
+    int64_t gcCountBase = 0;
+    uint32_t prev = kNil;
+    uint32_t next = kNil;
+    uint32_t owner = kNil;
+    int32_t segment = -1;  // Expandable segment index, or -1 for a cudaMalloc'd segment.
+    bool small = false;
+    bool allocated = false;
+    bool pending = false;  // free_requested seen, free_completed not yet.
+    bool mapped = true;
+    bool live = false;
+  };
+  struct BySize {
+    const std::vector<Block>* blocks;
+    bool operator()(uint32_t a, uint32_t b) const {
+      const Block& x = (*blocks)[a];
+      const Block& y = (*blocks)[b];
+      if (x.stream != y.stream) return x.stream < y.stream;
+      if (x.size != y.size) return x.size < y.size;
+      if (x.ptr != y.ptr) return x.ptr < y.ptr;
+      return a < b;
+    }
+  };
+  struct ByAddress {
+    const std::vector<Block>* blocks;
+    bool operator()(uint32_t a, uint32_t b) const {
+      const Block& x = (*blocks)[a];
+      const Block& y = (*blocks)[b];
+      if (x.stream != y.stream) return x.stream < y.stream;
+      if (x.ptr != y.ptr) return x.ptr < y.ptr;
+      return a < b;
+    }
+  };
+  struct Pool {
+    explicit Pool(const std::vector<Block>* b, bool isSmall)
+        : blocks(BySize{b}), unmapped(ByAddress{b}), small(isSmall) {}
+    std::set<uint32_t, BySize> blocks;      // Free, mapped blocks.
+    std::set<uint32_t, ByAddress> unmapped; // Unmapped ranges of expandable segments.
+    bool small;
+    int64_t getFreeBlocksCallCount = 0;
+  };
+  struct ExpandableSegment {
+    uint64_t base = 0;
+    uint64_t pageSize = 0;
+    uint64_t pages = 0;
+    uint64_t stream = 0;
+    bool live = false;
+  };
+  struct Params {
+    uint64_t size;
+    uint64_t stream;
+    Pool* pool;
+    uint64_t allocSize;
+    uint32_t block = kNil;
+  };
+
+  uint32_t newBlock();
+  void deleteBlock(uint32_t b);
+  Pool& poolOf(const Block& b) { return b.small ? small_ : large_; }
+  void insertIntoBlocks(uint32_t b);
+  uint32_t searchKey(uint64_t stream, uint64_t size, uint64_t ptr);
+  bool gcEnabled() const { return capacity_ != 0 && settings_.gcThreshold > 0.0; }
+  bool getFreeBlock(Params& p);
+  bool allocBlock(Params& p, bool isRetry);
+  bool releaseAvailableCachedBlocks(const Params& p);
+  bool releaseCachedBlocks();
+  void releaseBlocks(Pool& pool);
+  void releaseBlock(uint32_t b);
+  void garbageCollectCachedBlocks();
+  bool shouldSplit(uint32_t b, uint64_t size) const;
+  uint32_t allocFoundBlock(const Params& p, uint64_t origSize, uint32_t owner, bool split);
+  void freeBlock(uint32_t b);
+  uint64_t tryMerge(uint32_t dst, uint32_t src);
+  uint32_t findExpandableBlock(uint64_t stream, Pool& pool, uint64_t size);
+  bool mapBlock(uint32_t b, uint64_t size);
+  void unmapBlock(uint32_t b);
+  void releaseExpandableSegment(uint32_t b);
+  uint32_t tryAllocateExpandableBlock(uint64_t stream, Pool& pool, uint64_t size);
+  void addReserved(uint64_t bytes);
+
+  AllocatorSettings settings_;
+  uint64_t capacity_;
+  uint64_t deviceTotal_;
+  std::vector<Block> blocks_;
+  std::vector<uint32_t> freeIds_;
+  Pool small_;
+  Pool large_;
+  std::vector<ExpandableSegment> segments_;
+  std::vector<uint32_t> pendingFrees_;  // Blocks between free_requested and free_completed.
+  uint64_t nextAddress_;                // Synthetic cudaMalloc addresses grow downwards.
+  uint64_t nextVirtualAddress_;         // Synthetic address space for expandable segments.
+  SimStats stats_;
+  std::vector<SegmentCall>* segmentLog_ = nullptr;
+  std::unordered_map<uint64_t, std::deque<uint64_t>> addressHints_;
+};
+
+}  // namespace headroom
