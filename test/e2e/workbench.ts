@@ -45,6 +45,9 @@ const userSettings = {
   'git.openRepositoryInParentFolders': 'never',
   'workbench.tips.enabled': false,
   'extensions.ignoreRecommendations': true,
+  // There is no extension gallery to reach; don't try.
+  'extensions.autoCheckUpdates': false,
+  'extensions.autoUpdate': false,
   'telemetry.telemetryLevel': 'off',
   'update.mode': 'none',
 };
@@ -96,7 +99,6 @@ export class Workbench {
     private readonly options: WorkbenchOptions,
     private readonly tempDir: string,
     private readonly server: ChildProcess,
-    private readonly serverLog: WriteStream,
     private readonly browser: BrowserContext,
     readonly page: Page,
     /** The copy of the workspace that the workbench has open. */
@@ -162,7 +164,10 @@ export class Workbench {
       ],
       { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] },
     );
-    server.stderr?.pipe(serverLog);
+    // The log ends when code-server and every child holding its stdio are gone, not before:
+    // the last lines arrive after the main process exits.
+    server.stderr?.pipe(serverLog, { end: false });
+    server.once('close', () => serverLog.end());
     let browser: BrowserContext | undefined;
     try {
       const url = await listeningUrl(server, serverLog);
@@ -176,11 +181,10 @@ export class Workbench {
       const page = browser.pages()[0] ?? (await browser.newPage());
       await page.goto(`${url}?folder=${encodeURIComponent(workspaceDir)}`);
       await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: STARTUP_TIMEOUT_MS });
-      return new Workbench(options, tempDir, server, serverLog, browser, page, workspaceDir, url);
+      return new Workbench(options, tempDir, server, browser, page, workspaceDir, url);
     } catch (err) {
       await browser?.close();
       await stopGroup(server);
-      serverLog.end();
       throw err;
     }
   }
@@ -299,7 +303,6 @@ export class Workbench {
     await this.browser.close();
     await stopGroup(this.server);
     process.removeListener('exit', this.exitHandler);
-    this.serverLog.end();
     const logs = path.join(this.tempDir, 'user-data', 'logs');
     if (existsSync(logs)) {
       await cp(logs, path.join(resultsDir, `${this.options.name}-logs`), { recursive: true, force: true });
