@@ -1,0 +1,572 @@
+/**
+ * Training facts of a Python script, each with its location: which model, at which precision,
+ * which optimizer, batch and sequence sizes, checkpointing, parallelism and sharding, threads,
+ * graph calls, collectives, cache calls, allocator settings and OOM handlers. The planner and the
+ * rules read these; the hover and the CLI show them as evidence.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { Node } from 'web-tree-sitter';
+import { findModel, readLocalConfig, shapeFromConfig, type ModelShape } from './models';
+import { locOf, stringValue, type CallSite, type Loc, type PythonIndex, type PyValue } from './pyindex';
+
+export interface Located<T> {
+  value: T;
+  loc: Loc;
+  /** The source text the fact was read from (first line), for hovers and reports. */
+  evidence: string;
+}
+
+export type Precision = 'fp32' | 'bf16' | 'fp16';
+export type OptimizerKind = 'adamw' | 'adam' | 'sgd' | 'sgd-momentum' | 'adam8bit' | 'adafactor' | 'lion';
+export type Sharding = 'none' | 'ddp' | 'fsdp-full' | 'fsdp-grad-op' | 'fsdp-hybrid' | 'zero1' | 'zero2' | 'zero3';
+export type Attention = 'flash' | 'sdpa' | 'eager';
+
+export interface ModelFact {
+  /** The hub id, path, or constructor the model came from. */
+  ref: string;
+  origin: 'catalog' | 'config.json' | 'config-call';
+  shape?: ModelShape;
+  configFile?: string;
+}
+
+export interface OptimizerFact {
+  kind: OptimizerKind;
+  /** `foreach` (PyTorch's CUDA default) keeps a temporary the size of one state during step(); `fused` does not. */
+  impl: 'foreach' | 'fused' | 'for-loop';
+  /** Layers whose optimizer state and fp32 master live on the device when the rest is offloaded (seed 003). */
+  residentLayers?: number;
+}
+
+export interface DeepSpeedConfigFact {
+  file?: string;
+  stage: number;
+  offloadOptimizer: boolean;
+  offloadParams: boolean;
+  precision?: Precision;
+  microBatch?: number;
+  gradAccum?: number;
+  optimizer?: OptimizerKind;
+}
+
+export interface TrainingFacts {
+  model?: Located<ModelFact>;
+  /** The variable the model is bound to (`model`), to recognize `.to(dtype)` and method calls on it. */
+  modelVariable?: string;
+  weightDtype?: Located<Precision>;
+  autocast?: Located<Precision>;
+  /** Mixed precision that keeps a low-precision copy of the weights plus an fp32 master (DeepSpeed, Lightning *-true + master). */
+  masterWeights?: Located<boolean>;
+  optimizer?: Located<OptimizerFact>;
+  batchSize?: Located<number>;
+  seqLen?: Located<number>;
+  imageSize?: Located<number>;
+  gradAccum?: Located<number>;
+  checkpointing?: Located<boolean>;
+  attention?: Located<Attention>;
+  sharding?: Located<Sharding>;
+  offloadOptimizer?: Located<boolean>;
+  offloadParams?: Located<boolean>;
+  tensorParallel?: Located<number>;
+  pipelineParallel?: Located<number>;
+  worldSize?: Located<number>;
+  deepspeed?: Located<DeepSpeedConfigFact>;
+  compile?: Located<string>;
+  collectives: Array<Located<string>>;
+  /** Functions run on worker threads (Thread targets, executor submissions). */
+  threadTargets: Array<Located<string>>;
+  /** CUDA graph captures: `with torch.cuda.graph(g)`; `threadLocal` when capture_error_mode="thread_local". */
+  graphCaptures: Array<Located<{ threadLocal: boolean }>>;
+  /** Calls that run a compiled or captured graph (replay, torch.compile'd callables). */
+  graphCalls: Array<Located<string>>;
+  emptyCache: Array<Located<string>>;
+  memoryFraction?: Located<number>;
+  allocConf: Array<Located<string>>;
+  /** False when the script computes the loss itself from low-precision logits (no fp32 upcast). */
+  logitsUpcast?: Located<boolean>;
+  /** Parts of the model with `requires_grad_(False)`: no gradients or optimizer states for them. */
+  frozen?: Located<Array<'embedding' | 'head'>>;
+  gradientAsBucketView?: Located<boolean>;
+}
+
+const PRECISION_NAMES: Record<string, Precision> = {
+  'torch.bfloat16': 'bf16', 'torch.float16': 'fp16', 'torch.half': 'fp16', 'torch.float32': 'fp32', 'torch.float': 'fp32',
+  bfloat16: 'bf16', float16: 'fp16', half: 'fp16', float32: 'fp32', bf16: 'bf16', fp16: 'fp16', fp32: 'fp32', auto: 'bf16',
+};
+
+const MODEL_LOADER_EXCLUDE = ['Tokenizer', 'Config', 'Processor', 'FeatureExtractor', 'ImageProcessor', 'GenerationConfig'];
+const CONFIG_CLASSES: Record<string, string> = {
+  LlamaConfig: 'llama', MistralConfig: 'mistral', Qwen2Config: 'qwen2', GemmaConfig: 'gemma', Gemma2Config: 'gemma2',
+  GPT2Config: 'gpt2', BertConfig: 'bert', ViTConfig: 'vit', GPTConfig: 'gpt2', ModelArgs: 'llama', TransformerModelArgs: 'llama',
+};
+const OPTIMIZERS: Record<string, OptimizerKind> = {
+  AdamW: 'adamw', Adam: 'adam', SGD: 'sgd', AdamW8bit: 'adam8bit', Adam8bit: 'adam8bit', PagedAdamW8bit: 'adam8bit',
+  PagedAdamW: 'adamw', PagedAdam: 'adam', Adafactor: 'adafactor', Lion: 'lion', FusedAdam: 'adamw', DeepSpeedCPUAdam: 'adamw',
+  ResidentAdamW: 'adamw',
+};
+const HF_OPTIM: Record<string, OptimizerKind> = {
+  adamw_torch: 'adamw', adamw_torch_fused: 'adamw', adamw_hf: 'adamw', adamw_bnb_8bit: 'adam8bit', adamw_8bit: 'adam8bit',
+  paged_adamw_8bit: 'adam8bit', paged_adamw_32bit: 'adamw', adafactor: 'adafactor', sgd: 'sgd', lion_32bit: 'lion',
+};
+const COLLECTIVES = new Set([
+  'all_reduce', 'all_gather', 'all_gather_into_tensor', 'all_gather_object', 'reduce_scatter', 'reduce_scatter_tensor',
+  'broadcast', 'broadcast_object_list', 'barrier', 'all_to_all', 'all_to_all_single', 'reduce', 'gather', 'scatter', 'send', 'recv',
+  'monitored_barrier',
+]);
+const ALLOC_CONF_VARS = new Set(['PYTORCH_CUDA_ALLOC_CONF', 'PYTORCH_HIP_ALLOC_CONF', 'PYTORCH_ALLOC_CONF']);
+
+const BATCH_NAMES = ['batch_size', 'micro_batch_size', 'per_device_train_batch_size', 'train_micro_batch_size_per_gpu', 'local_batch_size', 'mbs', 'bs'];
+const SEQ_NAMES = ['seq_len', 'seq_length', 'max_seq_length', 'max_seq_len', 'sequence_length', 'max_length', 'block_size', 'context_length', 'model_max_length'];
+const ACCUM_NAMES = ['gradient_accumulation_steps', 'grad_accum', 'grad_accum_steps', 'accum_steps', 'accumulation_steps', 'accumulate_grad_batches'];
+const IMAGE_NAMES = ['image_size', 'img_size', 'resolution', 'crop_size'];
+const TP_NAMES = ['tensor_parallel_size', 'tp_size', 'tensor_model_parallel_size', 'tp_degree', 'tensor_parallel_degree'];
+const PP_NAMES = ['pipeline_parallel_size', 'pp_size', 'pipeline_model_parallel_size', 'pipeline_stages', 'pp_degree'];
+const WORLD_NAMES = ['world_size', 'num_gpus', 'n_gpus', 'nproc_per_node', 'num_processes'];
+
+function located<T>(value: T, node: Node): Located<T> {
+  const first = node.text.split('\n')[0] ?? '';
+  return { value, loc: locOf(node), evidence: first.length > 120 ? first.slice(0, 117) + '...' : first };
+}
+
+function precisionOf(idx: PythonIndex, node: Node | undefined): Precision | undefined {
+  if (!node) return undefined;
+  const s = stringValue(node);
+  if (s !== undefined) return PRECISION_NAMES[s.toLowerCase()];
+  if (node.type === 'attribute' || node.type === 'identifier') {
+    const direct = PRECISION_NAMES[idx.canonical(node)];
+    if (direct) return direct;
+    if (node.type === 'identifier') {
+      const bound = idx.assignments.get(node.text);
+      if (bound && bound.id !== node.id) return precisionOf(idx, bound);
+    }
+  }
+  return undefined;
+}
+
+/** Reads a DeepSpeed config (a dict) into the few fields the planner needs. */
+export function deepSpeedFromConfig(cfg: Record<string, PyValue>, file?: string): DeepSpeedConfigFact {
+  const zero = (cfg['zero_optimization'] ?? {}) as Record<string, PyValue>;
+  const stage = typeof zero['stage'] === 'number' ? zero['stage'] : 0;
+  const device = (v: PyValue | undefined): boolean =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) && (v['device'] === 'cpu' || v['device'] === 'nvme');
+  const enabled = (k: string): boolean => {
+    const v = cfg[k];
+    return typeof v === 'object' && v !== null && !Array.isArray(v) && (v['enabled'] === true || v['enabled'] === 'auto');
+  };
+  const optType = (cfg['optimizer'] as Record<string, PyValue> | undefined)?.['type'];
+  const micro = cfg['train_micro_batch_size_per_gpu'];
+  const accum = cfg['gradient_accumulation_steps'];
+  const precision: Precision | undefined = enabled('bf16') ? 'bf16' : enabled('fp16') ? 'fp16' : undefined;
+  const optimizer = typeof optType === 'string' ? OPTIMIZERS[optType] ?? OPTIMIZERS[optType.replace('Fused', '')] : undefined;
+  return {
+    ...(file !== undefined && { file }),
+    stage,
+    offloadOptimizer: device(zero['offload_optimizer']),
+    offloadParams: device(zero['offload_param']),
+    ...(precision !== undefined && { precision }),
+    ...(typeof micro === 'number' && { microBatch: micro }),
+    ...(typeof accum === 'number' && { gradAccum: accum }),
+    ...(optimizer !== undefined && { optimizer }),
+  };
+}
+
+function readJson(file: string): Record<string, PyValue> | undefined {
+  if (!existsSync(file)) return undefined;
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, PyValue>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Tokens of launcher command lines written in comments (`# torchrun --nproc_per_node=8 train.py`). */
+function launcherWorldSize(idx: PythonIndex): Located<number> | undefined {
+  for (const comment of idx.comments) {
+    const tokens = comment.text.split(/\s+/);
+    if (!tokens.some((t) => ['torchrun', 'deepspeed', 'launch', 'accelerate', 'srun'].includes(t) || t.endsWith('torch.distributed.run'))) continue;
+    let perNode: number | undefined;
+    let nodes = 1;
+    tokens.forEach((t, i) => {
+      const [flag, inline] = t.split('=');
+      const value = Number(inline ?? tokens[i + 1]);
+      if (!Number.isFinite(value)) return;
+      if (flag === '--nproc_per_node' || flag === '--nproc-per-node' || flag === '--num_gpus' || flag === '--num_processes' || flag === '--ntasks-per-node') perNode = value;
+      if (flag === '--nnodes' || flag === '--num_nodes' || flag === '--num_machines') nodes = value;
+    });
+    if (perNode !== undefined) return located(perNode * nodes, comment);
+  }
+  return undefined;
+}
+
+export interface FactOptions {
+  /** Directory of the script, for relative config.json and DeepSpeed JSON paths. */
+  baseDir: string;
+}
+
+/** Extracts the training facts of one Python file. */
+export function extractFacts(idx: PythonIndex, options: FactOptions): TrainingFacts {
+  const facts: TrainingFacts = { collectives: [], threadTargets: [], graphCaptures: [], graphCalls: [], emptyCache: [], allocConf: [] };
+  const compiledNames = new Set<string>();
+
+  const namedValue = (names: readonly string[]): Located<number> | undefined => {
+    for (const call of idx.calls) {
+      for (const name of names) {
+        const kw = idx.kwarg(call.node, name);
+        const v = idx.evalNumber(kw);
+        if (kw && v !== undefined) return located(v, kw.parent ?? kw);
+      }
+    }
+    for (const name of names) {
+      for (const candidate of [name, name.toUpperCase()]) {
+        const bound = idx.assignments.get(candidate);
+        const v = idx.evalNumber(bound);
+        if (bound && v !== undefined) return located(v, bound.parent ?? bound);
+        const def = idx.argDefaults.get(candidate);
+        const d = idx.evalNumber(def);
+        if (def && d !== undefined) return located(d, def.parent?.parent ?? def);
+      }
+    }
+    return undefined;
+  };
+
+  for (const call of idx.calls) visitCall(idx, call, facts, options, compiledNames);
+
+  // `@torch.compile` decorated functions are graph calls too.
+  for (const call of idx.calls) {
+    const fn = call.node.childForFieldName('function');
+    if (fn?.type === 'identifier' && compiledNames.has(fn.text)) facts.graphCalls.push(located(fn.text, call.node));
+  }
+
+  facts.batchSize ??= namedValue(BATCH_NAMES);
+  facts.seqLen ??= namedValue(SEQ_NAMES);
+  facts.gradAccum ??= namedValue(ACCUM_NAMES);
+  facts.imageSize ??= namedValue(IMAGE_NAMES);
+  facts.tensorParallel ??= namedValue(TP_NAMES);
+  facts.pipelineParallel ??= namedValue(PP_NAMES);
+  facts.worldSize ??= launcherWorldSize(idx) ?? namedValue(WORLD_NAMES);
+  if (!facts.checkpointing) {
+    for (const name of ['gradient_checkpointing', 'activation_checkpointing', 'grad_checkpointing']) {
+      const bound = idx.assignments.get(name) ?? idx.argDefaults.get(name);
+      if (bound && idx.evaluate(bound) === true) facts.checkpointing = located(true, bound.parent ?? bound);
+    }
+  }
+
+  facts.allocConf.push(...allocConfAssignments(idx));
+  for (const { left, right } of idx.attributeAssignments) {
+    if (left.text.endsWith('.requires_grad') && right.type === 'false') markFrozen(facts, left.text, left.parent ?? left);
+  }
+
+  const ds = facts.deepspeed?.value;
+  if (ds) {
+    const loc = facts.deepspeed!;
+    if (ds.stage > 0) facts.sharding = { ...loc, value: ds.stage === 1 ? 'zero1' : ds.stage === 2 ? 'zero2' : 'zero3' };
+    if (ds.offloadOptimizer) facts.offloadOptimizer = { ...loc, value: true };
+    if (ds.offloadParams) facts.offloadParams = { ...loc, value: true };
+    if (ds.precision) {
+      facts.weightDtype = { ...loc, value: ds.precision };
+      facts.masterWeights = { ...loc, value: true };
+    }
+    if (ds.microBatch !== undefined) facts.batchSize = { ...loc, value: ds.microBatch };
+    if (ds.gradAccum !== undefined) facts.gradAccum = { ...loc, value: ds.gradAccum };
+    if (ds.optimizer && !facts.optimizer) facts.optimizer = { ...loc, value: { kind: ds.optimizer, impl: 'fused' } };
+  }
+  return facts;
+}
+
+function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, options: FactOptions, compiledNames: Set<string>): void {
+  const { node, name, method } = call;
+  const kw = (key: string): Node | undefined => idx.kwarg(node, key);
+
+  // Models.
+  if (method === 'from_pretrained' && !MODEL_LOADER_EXCLUDE.some((x) => name.includes(x))) {
+    const ref = idx.evalString(idx.positional(node, 0) ?? kw('pretrained_model_name_or_path'));
+    if (ref !== undefined) setModel(facts, modelFromRef(ref, options.baseDir), node);
+    const dtype = precisionOf(idx, kw('torch_dtype') ?? kw('dtype'));
+    if (dtype) facts.weightDtype = located(dtype, node);
+    const attn = idx.evalString(kw('attn_implementation'));
+    if (attn) facts.attention = located(attn.startsWith('flash') ? 'flash' : attn === 'eager' ? 'eager' : 'sdpa', node);
+  } else if (method === 'from_config' || (method.endsWith('ForCausalLM') || method.endsWith('ForSequenceClassification') || method === 'GPT' || method === 'Transformer')) {
+    const configNode = idx.positional(node, 0) ?? kw('config');
+    const model = configNode ? modelFromConfigNode(idx, configNode, options.baseDir) : undefined;
+    if (model) setModel(facts, model, node);
+    const attn = idx.evalString(kw('attn_implementation'));
+    if (attn) facts.attention = located(attn.startsWith('flash') ? 'flash' : attn === 'eager' ? 'eager' : 'sdpa', node);
+    const dtype = precisionOf(idx, kw('torch_dtype') ?? kw('dtype'));
+    if (dtype) facts.weightDtype = located(dtype, node);
+  } else if (name === 'timm.create_model' || name.startsWith('torchvision.models.')) {
+    const ref = name === 'timm.create_model' ? idx.evalString(idx.positional(node, 0)) : method;
+    const found = ref ? findModel(ref) : undefined;
+    if (ref && found) setModel(facts, { ref, origin: 'catalog', shape: found.shape }, node);
+  }
+
+  // Precision.
+  if ((method === 'to' || method === 'bfloat16' || method === 'half') && facts.modelVariable) {
+    const object = node.childForFieldName('function')?.childForFieldName('object');
+    if (object?.text === facts.modelVariable) {
+      const dtype = method === 'to' ? precisionOf(idx, kw('dtype') ?? idx.positional(node, 0)) : method === 'half' ? 'fp16' : 'bf16';
+      if (dtype) facts.weightDtype = located(dtype, node);
+    }
+  }
+  if (method === 'autocast') {
+    const dtype = precisionOf(idx, kw('dtype')) ?? 'fp16';
+    facts.autocast = located(dtype, node);
+  }
+  if (method === 'GradScaler' && !facts.autocast) facts.autocast = located('fp16', node);
+  if (method === 'Accelerator') {
+    const mp = idx.evalString(kw('mixed_precision'));
+    if (mp === 'bf16' || mp === 'fp16') facts.autocast = located(mp, node);
+  }
+  if (method === 'TrainingArguments' || method === 'SFTConfig' || method === 'Seq2SeqTrainingArguments') {
+    if (idx.evaluate(kw('bf16')) === true) facts.autocast = located('bf16', node);
+    if (idx.evaluate(kw('fp16')) === true) facts.autocast = located('fp16', node);
+    if (idx.evaluate(kw('gradient_checkpointing')) === true) facts.checkpointing = located(true, node);
+    const optim = idx.evalString(kw('optim'));
+    if (optim && HF_OPTIM[optim]) facts.optimizer = located({ kind: HF_OPTIM[optim]!, impl: optim.includes('fused') ? 'fused' : 'foreach' }, node);
+    else if (!facts.optimizer) facts.optimizer = located({ kind: 'adamw', impl: 'foreach' }, node);
+    const fsdp = idx.evalString(kw('fsdp'));
+    if (fsdp) facts.sharding = located(fsdp.includes('shard_grad_op') ? 'fsdp-grad-op' : fsdp.includes('hybrid') ? 'fsdp-hybrid' : 'fsdp-full', node);
+    const dsRef = kw('deepspeed');
+    if (dsRef) readDeepSpeed(idx, dsRef, facts, options);
+  }
+  if (method === 'Trainer' && name.includes('lightning')) lightningTrainer(idx, node, facts);
+  if (method === 'MixedPrecision' || method === 'MixedPrecisionPolicy') {
+    const dtype = precisionOf(idx, kw('param_dtype'));
+    if (dtype) facts.autocast = located(dtype, node);
+  }
+
+  // Optimizers.
+  const optimizerKind = OPTIMIZERS[method];
+  if (optimizerKind && (name.includes('optim') || name.includes('bnb') || name.includes('bitsandbytes') || name.includes('deepspeed') || name === method)) {
+    let kind = optimizerKind;
+    if (kind === 'sgd') {
+      const momentum = idx.evalNumber(kw('momentum'));
+      if (momentum !== undefined && momentum > 0) kind = 'sgd-momentum';
+    }
+    const fused = idx.evaluate(kw('fused')) === true;
+    const foreachOff = idx.evaluate(kw('foreach')) === false;
+    const resident = idx.evalNumber(kw('resident_layers'));
+    facts.optimizer = located(
+      { kind, impl: fused || name.includes('deepspeed') ? 'fused' : foreachOff ? 'for-loop' : 'foreach', ...(resident !== undefined && { residentLayers: resident }) },
+      node,
+    );
+  }
+
+  // Checkpointing and attention.
+  if (['gradient_checkpointing_enable', 'apply_activation_checkpointing', 'checkpoint_wrapper', 'checkpoint_sequential'].includes(method) || name === 'torch.utils.checkpoint.checkpoint') {
+    facts.checkpointing = located(true, node);
+  }
+  if (method === 'scaled_dot_product_attention' && !facts.attention) facts.attention = located('sdpa', node);
+  if ((method === 'flash_attn_func' || method === 'flash_attn_varlen_func') && !facts.attention) facts.attention = located('flash', node);
+
+  // Parallelism.
+  if (method === 'DistributedDataParallel' || (method === 'DDP' && name.includes('parallel'))) facts.sharding ??= located('ddp', node);
+  if (method === 'FullyShardedDataParallel' || (method === 'FSDP' && name.includes('fsdp'))) {
+    const strategy = kw('sharding_strategy')?.text ?? '';
+    facts.sharding = located(strategy.includes('SHARD_GRAD_OP') ? 'fsdp-grad-op' : strategy.includes('HYBRID') ? 'fsdp-hybrid' : strategy.includes('NO_SHARD') ? 'ddp' : 'fsdp-full', node);
+    if ((kw('cpu_offload')?.text ?? '').includes('True')) facts.offloadParams = located(true, node);
+  }
+  if (method === 'fully_shard') {
+    facts.sharding = located(idx.evaluate(kw('reshard_after_forward')) === false ? 'fsdp-grad-op' : 'fsdp-full', node);
+    if (kw('offload_policy')?.text.includes('CPUOffloadPolicy')) facts.offloadParams = located(true, node);
+  }
+  if (name === 'deepspeed.initialize') {
+    const cfg = kw('config') ?? kw('config_params');
+    if (cfg) readDeepSpeed(idx, cfg, facts, options);
+  }
+  if (method === 'init_device_mesh') {
+    const shape = idx.evaluate(idx.positional(node, 1) ?? kw('mesh_shape'));
+    const names = idx.evaluate(kw('mesh_dim_names'));
+    if (Array.isArray(shape) && Array.isArray(names)) {
+      names.forEach((n, i) => {
+        const size = shape[i];
+        if (typeof size !== 'number') return;
+        if (n === 'tp') facts.tensorParallel = located(size, node);
+        if (n === 'pp') facts.pipelineParallel = located(size, node);
+      });
+      const world = shape.reduce<number>((a, b) => (typeof b === 'number' ? a * b : a), 1);
+      facts.worldSize ??= located(world, node);
+    }
+  }
+  if (name === 'torch.multiprocessing.spawn' || name === 'mp.spawn') {
+    const n = idx.evalNumber(kw('nprocs'));
+    if (n !== undefined) facts.worldSize = located(n, node);
+  }
+
+  // Threads, graphs, compile.
+  if (method === 'Thread' && name.includes('threading')) {
+    const target = kw('target');
+    if (target) facts.threadTargets.push(located(target.text, target));
+  }
+  if (method === 'submit' || (method === 'map' && node.childForFieldName('function')?.childForFieldName('object')?.text.includes('executor'))) {
+    const target = idx.positional(node, 0);
+    if (target && (target.type === 'identifier' || target.type === 'attribute')) facts.threadTargets.push(located(target.text, target));
+  }
+  if (name === 'torch.cuda.graph') {
+    const mode = idx.evalString(kw('capture_error_mode'));
+    facts.graphCaptures.push(located({ threadLocal: mode === 'thread_local' || mode === 'relaxed' }, node));
+  }
+  if (method === 'replay' || method === 'make_graphed_callables') facts.graphCalls.push(located(node.text.split('(')[0] ?? method, node));
+  if (name === 'torch.compile') {
+    const modeValue = idx.evalString(kw('mode')) ?? idx.evalString(kw('backend')) ?? 'default';
+    facts.compile = located(modeValue, node);
+    const assignment = node.parent?.type === 'assignment' ? node.parent.childForFieldName('left') : undefined;
+    if (assignment?.type === 'identifier') compiledNames.add(assignment.text);
+    if (node.parent?.type === 'decorator') {
+      const fnName = node.parent.parent?.childForFieldName('definition')?.childForFieldName('name')?.text;
+      if (fnName) compiledNames.add(fnName);
+    }
+  }
+
+  if (method === 'requires_grad_' && idx.evaluate(idx.positional(node, 0) ?? kw('requires_grad')) === false) {
+    markFrozen(facts, node.childForFieldName('function')?.childForFieldName('object')?.text ?? '', node);
+  }
+  if (method === 'DistributedDataParallel' && idx.evaluate(kw('gradient_as_bucket_view')) === true) facts.gradientAsBucketView = located(true, node);
+  if (method === 'cross_entropy' || method === 'CrossEntropyLoss') {
+    const input = idx.positional(node, 0);
+    if (method === 'cross_entropy' && input && !input.text.includes('float')) facts.logitsUpcast = located(false, node);
+  }
+
+  // Collectives and cache calls.
+  if ((name.startsWith('torch.distributed.') || name.startsWith('deepspeed.comm.')) && COLLECTIVES.has(method)) facts.collectives.push(located(method, node));
+  if (method === 'empty_cache' && !name.includes('mps')) facts.emptyCache.push(located(name, node));
+  if (method === 'set_per_process_memory_fraction') {
+    const f = idx.evalNumber(idx.positional(node, 0) ?? kw('fraction'));
+    facts.memoryFraction = located(f ?? 1, node);
+  }
+  if (method === '_set_allocator_settings') {
+    const value = idx.evalString(idx.positional(node, 0));
+    if (value !== undefined) facts.allocConf.push(located(value, idx.positional(node, 0)!));
+  }
+  if ((name === 'os.environ.setdefault' || name === 'os.putenv') && ALLOC_CONF_VARS.has(idx.evalString(idx.positional(node, 0)) ?? '')) {
+    const valueNode = idx.positional(node, 1);
+    const value = idx.evalString(valueNode);
+    if (valueNode && value !== undefined) facts.allocConf.push(located(value, valueNode));
+  }
+}
+
+const EMBEDDING_NAMES = ['embed', 'wte', 'tok_embeddings', 'word_embeddings'];
+const HEAD_NAMES = ['lm_head', 'output', 'head'];
+
+function markFrozen(facts: TrainingFacts, target: string, node: Node): void {
+  const last = target.split('.').filter((p) => p !== 'requires_grad' && p !== 'weight').pop() ?? '';
+  const part = EMBEDDING_NAMES.some((n) => last.includes(n)) ? 'embedding' : HEAD_NAMES.some((n) => last === n || last.endsWith(n)) ? 'head' : undefined;
+  if (!part) return;
+  const parts = new Set(facts.frozen?.value ?? []);
+  parts.add(part);
+  facts.frozen = located([...parts], node);
+}
+
+function setModel(facts: TrainingFacts, model: ModelFact, node: Node): void {
+  facts.model = located(model, node);
+  const assignment = node.parent?.type === 'assignment' ? node.parent.childForFieldName('left') : undefined;
+  if (assignment) facts.modelVariable = assignment.text;
+}
+
+function modelFromRef(ref: string, baseDir: string): ModelFact {
+  const local = readLocalConfig(ref, baseDir);
+  if (local) return { ref, origin: 'config.json', shape: local.shape, configFile: local.file };
+  const found = findModel(ref);
+  return found ? { ref, origin: 'catalog', shape: found.shape } : { ref, origin: 'catalog' };
+}
+
+/** A model from `from_config(cfg)` / `LlamaForCausalLM(cfg)` / `GPT(GPTConfig(...))`, following one variable hop. */
+function modelFromConfigNode(idx: PythonIndex, configNode: Node, baseDir: string, depth = 0): ModelFact | undefined {
+  if (depth > 3) return undefined;
+  if (configNode.type === 'identifier') {
+    const bound = idx.assignments.get(configNode.text);
+    return bound ? modelFromConfigNode(idx, bound, baseDir, depth + 1) : undefined;
+  }
+  if (configNode.type !== 'call') return undefined;
+  const fn = configNode.childForFieldName('function');
+  if (!fn) return undefined;
+  const name = idx.canonical(fn);
+  const method = name.split('.').pop() ?? name;
+  if (method === 'from_pretrained') {
+    const ref = idx.evalString(idx.positional(configNode, 0));
+    return ref !== undefined ? modelFromRef(ref, baseDir) : undefined;
+  }
+  const modelType = CONFIG_CLASSES[method];
+  if (!modelType) return undefined;
+  const config: Record<string, PyValue> = { model_type: modelType === 'gpt2' && method === 'GPTConfig' ? 'gpt2' : modelType };
+  for (const arg of configNode.childForFieldName('arguments')?.namedChildren ?? []) {
+    if (arg?.type === 'keyword_argument') {
+      const key = arg.childForFieldName('name')?.text;
+      const value = idx.evaluate(arg.childForFieldName('value'));
+      if (key && value !== undefined) config[key] = value;
+    } else if (arg?.type === 'dictionary_splat') {
+      const value = idx.evaluate(arg.namedChildren[0]);
+      if (value && typeof value === 'object' && !Array.isArray(value)) Object.assign(config, value);
+    }
+  }
+  if (modelType === 'gpt2' && config['n_embd'] === undefined && config['hidden_size'] !== undefined) config['n_embd'] = config['hidden_size'];
+  const shape = shapeFromConfig(config);
+  return shape ? { ref: `${method}(...)`, origin: 'config-call', shape } : undefined;
+}
+
+function readDeepSpeed(idx: PythonIndex, ref: Node, facts: TrainingFacts, options: FactOptions): void {
+  const value = idx.evaluate(ref);
+  if (typeof value === 'string') {
+    const file = path.resolve(options.baseDir, value);
+    const cfg = readJson(file);
+    if (cfg) facts.deepspeed = located(deepSpeedFromConfig(cfg, file), ref);
+  } else if (value && typeof value === 'object' && !Array.isArray(value)) {
+    facts.deepspeed = located(deepSpeedFromConfig(value), ref);
+  }
+}
+
+function lightningTrainer(idx: PythonIndex, node: Node, facts: TrainingFacts): void {
+  const precision = idx.evaluate(idx.kwarg(node, 'precision'));
+  const p = typeof precision === 'number' ? String(precision) : precision;
+  if (p === 'bf16-mixed' || p === 'bf16') facts.autocast = located('bf16', node);
+  if (p === '16-mixed' || p === '16') facts.autocast = located('fp16', node);
+  if (p === 'bf16-true') facts.weightDtype = located('bf16', node);
+  if (p === '16-true') facts.weightDtype = located('fp16', node);
+  const strategyNode = idx.kwarg(node, 'strategy');
+  const strategy = idx.evalString(strategyNode) ?? strategyNode?.text ?? '';
+  if (strategy.startsWith('deepspeed_stage_')) {
+    const stage = Number(strategy.split('_')[2]);
+    facts.sharding = located(stage === 1 ? 'zero1' : stage === 2 ? 'zero2' : 'zero3', node);
+    if (strategy.includes('offload')) facts.offloadOptimizer = located(true, node);
+    facts.masterWeights = located(true, node);
+  } else if (strategy.startsWith('fsdp') || strategy.includes('FSDPStrategy')) {
+    facts.sharding = located(strategy.includes('SHARD_GRAD_OP') ? 'fsdp-grad-op' : 'fsdp-full', node);
+    if (strategy.includes('activation_checkpointing')) facts.checkpointing = located(true, node);
+  } else if (strategy.startsWith('ddp')) {
+    facts.sharding = located('ddp', node);
+  }
+  const devices = idx.evalNumber(idx.kwarg(node, 'devices'));
+  const nodes = idx.evalNumber(idx.kwarg(node, 'num_nodes')) ?? 1;
+  if (devices !== undefined) facts.worldSize = located(devices * nodes, node);
+  const accum = idx.evalNumber(idx.kwarg(node, 'accumulate_grad_batches'));
+  if (accum !== undefined) facts.gradAccum = located(accum, node);
+}
+
+/** Assignments `os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "..."` and dict entries with that key. */
+export function allocConfAssignments(idx: PythonIndex): Array<Located<string>> {
+  const out: Array<Located<string>> = [];
+  const visit = (node: Node): void => {
+    if (node.type === 'assignment') {
+      const left = node.childForFieldName('left');
+      const right = node.childForFieldName('right');
+      if (left?.type === 'subscript' && right) {
+        const key = idx.evalString(left.childForFieldName('subscript'));
+        const value = idx.evalString(right);
+        if (key && ALLOC_CONF_VARS.has(key) && value !== undefined) out.push(located(value, right));
+      }
+    } else if (node.type === 'pair') {
+      const key = idx.evalString(node.childForFieldName('key'));
+      const valueNode = node.childForFieldName('value');
+      const value = idx.evalString(valueNode);
+      if (key && ALLOC_CONF_VARS.has(key) && valueNode && value !== undefined) out.push(located(value, valueNode));
+    } else if (node.type === 'keyword_argument') {
+      const key = node.childForFieldName('name')?.text;
+      const valueNode = node.childForFieldName('value');
+      const value = idx.evalString(valueNode);
+      if (key && ALLOC_CONF_VARS.has(key) && valueNode && value !== undefined) out.push(located(value, valueNode));
+    }
+    for (const child of node.namedChildren) if (child) visit(child);
+  };
+  visit(idx.root);
+  return out;
+}

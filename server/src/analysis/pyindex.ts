@@ -1,0 +1,333 @@
+/**
+ * A one-pass index of a Python syntax tree: import aliases (so `dist.all_reduce` is known to be
+ * `torch.distributed.all_reduce`), every call with its canonical name, literal constants and
+ * argparse defaults (so `args.batch_size` and `BATCH = 8` resolve to numbers), and helpers the
+ * fact extractor and the rules share to read literals and walk scopes.
+ */
+import type { Node, Tree } from 'web-tree-sitter';
+
+/** A 0-based source range (LSP convention). */
+export interface Loc {
+  line: number;
+  character: number;
+  endLine: number;
+  endCharacter: number;
+}
+
+export function locOf(node: Node): Loc {
+  return {
+    line: node.startPosition.row,
+    character: node.startPosition.column,
+    endLine: node.endPosition.row,
+    endCharacter: node.endPosition.column,
+  };
+}
+
+export interface CallSite {
+  node: Node;
+  /** Dotted name with import aliases resolved, e.g. `torch.distributed.all_reduce`; the callee text otherwise. */
+  name: string;
+  /** The last segment of the callee (`all_reduce`), for method calls on unknown objects. */
+  method: string;
+}
+
+export type PyValue = number | string | boolean | null | PyValue[] | { [key: string]: PyValue };
+
+function* walk(node: Node): Generator<Node> {
+  const cursor = node.walk();
+  let reachedRoot = false;
+  while (!reachedRoot) {
+    yield cursor.currentNode;
+    if (cursor.gotoFirstChild()) continue;
+    if (cursor.gotoNextSibling()) continue;
+    let retracing = true;
+    while (retracing) {
+      if (!cursor.gotoParent()) {
+        retracing = false;
+        reachedRoot = true;
+      } else if (cursor.currentNode.id === node.id) {
+        retracing = false;
+        reachedRoot = true;
+      } else if (cursor.gotoNextSibling()) {
+        retracing = false;
+      }
+    }
+  }
+  cursor.delete();
+}
+
+/** Every descendant of `node` (itself included) in document order. */
+export function descendants(node: Node): Node[] {
+  return [...walk(node)];
+}
+
+/** The decoded value of a plain string literal; undefined for f-strings and non-strings. */
+export function stringValue(node: Node | null): string | undefined {
+  if (!node) return undefined;
+  if (node.type === 'concatenated_string') {
+    const parts = node.namedChildren.map((c) => stringValue(c));
+    return parts.every((p) => p !== undefined) ? parts.join('') : undefined;
+  }
+  if (node.type !== 'string') return undefined;
+  if (node.namedChildren.some((c) => c?.type === 'interpolation')) return undefined;
+  return node.namedChildren
+    .filter((c): c is Node => c?.type === 'string_content' || c?.type === 'escape_sequence')
+    .map((c) => (c.type === 'escape_sequence' ? unescape(c.text) : c.text))
+    .join('');
+}
+
+function unescape(seq: string): string {
+  const map: Record<string, string> = { '\\n': '\n', '\\t': '\t', '\\\\': '\\', "\\'": "'", '\\"': '"' };
+  return map[seq] ?? seq;
+}
+
+export class PythonIndex {
+  /** Local name -> dotted module path, from `import a.b as c` and `from a import b as c`. */
+  readonly aliases = new Map<string, string>();
+  readonly calls: CallSite[] = [];
+  /** Simple name -> right-hand side of its last plain assignment anywhere in the file. */
+  readonly assignments = new Map<string, Node>();
+  /** argparse destination -> default value node. */
+  readonly argDefaults = new Map<string, Node>();
+  /** `obj.attr = value` assignments. */
+  readonly attributeAssignments: Array<{ left: Node; right: Node }> = [];
+  readonly comments: Node[] = [];
+  readonly root: Node;
+
+  constructor(tree: Tree) {
+    this.root = tree.rootNode;
+    const callNodes: Node[] = [];
+    for (const node of walk(this.root)) {
+      switch (node.type) {
+        case 'import_statement':
+          for (const child of node.namedChildren) {
+            if (child?.type === 'dotted_name') {
+              const first = child.text.split('.')[0] ?? child.text;
+              this.aliases.set(first, first);
+            } else if (child?.type === 'aliased_import') {
+              const name = child.childForFieldName('name');
+              const alias = child.childForFieldName('alias');
+              if (name && alias) this.aliases.set(alias.text, name.text);
+            }
+          }
+          break;
+        case 'import_from_statement': {
+          const moduleName = node.childForFieldName('module_name')?.text;
+          if (!moduleName) break;
+          for (const child of node.childrenForFieldName('name')) {
+            if (child?.type === 'dotted_name') this.aliases.set(child.text, `${moduleName}.${child.text}`);
+            else if (child?.type === 'aliased_import') {
+              const name = child.childForFieldName('name');
+              const alias = child.childForFieldName('alias');
+              if (name && alias) this.aliases.set(alias.text, `${moduleName}.${name.text}`);
+            }
+          }
+          break;
+        }
+        case 'assignment': {
+          const left = node.childForFieldName('left');
+          const right = node.childForFieldName('right');
+          if (left?.type === 'identifier' && right) this.assignments.set(left.text, right);
+          else if (left?.type === 'attribute' && right) this.attributeAssignments.push({ left, right });
+          break;
+        }
+        case 'call':
+          callNodes.push(node);
+          break;
+        case 'comment':
+          this.comments.push(node);
+          break;
+        default:
+          break;
+      }
+    }
+    for (const node of callNodes) {
+      const fn = node.childForFieldName('function');
+      if (!fn) continue;
+      const name = this.canonical(fn);
+      const method = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? fn.text) : fn.text;
+      this.calls.push({ node, name, method });
+      if (method === 'add_argument') this.indexArgument(node);
+    }
+  }
+
+  private indexArgument(call: Node): void {
+    const args = call.childForFieldName('arguments');
+    if (!args) return;
+    let dest: string | undefined;
+    let defaultNode: Node | undefined;
+    for (const arg of args.namedChildren) {
+      if (!arg) continue;
+      if (arg.type === 'keyword_argument') {
+        const key = arg.childForFieldName('name')?.text;
+        const value = arg.childForFieldName('value');
+        if (key === 'default' && value) defaultNode = value;
+        if (key === 'dest' && value) dest = stringValue(value) ?? dest;
+      } else if (dest === undefined) {
+        const flag = stringValue(arg);
+        if (flag?.startsWith('--')) dest = flag.slice(2).split('-').join('_');
+      }
+    }
+    if (dest && defaultNode) this.argDefaults.set(dest, defaultNode);
+  }
+
+  /** The dotted name of an identifier/attribute chain with the first segment's import alias resolved. */
+  canonical(node: Node): string {
+    const [head, ...rest] = node.text.split('.');
+    const resolved = head !== undefined ? this.aliases.get(head) : undefined;
+    return resolved ? [resolved, ...rest].join('.') : node.text;
+  }
+
+  /** The smallest node spanning `loc` (the node a fact was read from). */
+  nodeAt(loc: Loc): Node {
+    return this.root.descendantForPosition({ row: loc.line, column: loc.character }, { row: loc.endLine, column: loc.endCharacter }) ?? this.root;
+  }
+
+  /** Calls whose canonical name is one of `names` or ends with `.<name>` for one of `suffixes`. */
+  callsNamed(names: readonly string[], suffixes: readonly string[] = []): CallSite[] {
+    return this.calls.filter((c) => names.includes(c.name) || suffixes.includes(c.method));
+  }
+
+  /** The value node of keyword argument `key` of a call. */
+  kwarg(call: Node, key: string): Node | undefined {
+    const args = call.childForFieldName('arguments');
+    for (const arg of args?.namedChildren ?? []) {
+      if (arg?.type === 'keyword_argument' && arg.childForFieldName('name')?.text === key) {
+        return arg.childForFieldName('value') ?? undefined;
+      }
+    }
+    return undefined;
+  }
+
+  /** The `index`-th positional argument of a call. */
+  positional(call: Node, index: number): Node | undefined {
+    const args = call.childForFieldName('arguments');
+    const positionals = (args?.namedChildren ?? []).filter(
+      (a): a is Node => a !== null && a.type !== 'keyword_argument' && a.type !== 'comment' && a.type !== 'dictionary_splat' && a.type !== 'list_splat',
+    );
+    return positionals[index];
+  }
+
+  /**
+   * Evaluates a literal-ish expression: numbers, strings, booleans, None, lists/tuples/dicts of
+   * those, names bound to literals, `args.x` argparse defaults, `os.environ.get(k, default)`,
+   * `int(...)`/`float(...)`, and arithmetic on those. Returns undefined when it cannot.
+   */
+  evaluate(node: Node | null | undefined, depth = 0): PyValue | undefined {
+    if (!node || depth > 8) return undefined;
+    switch (node.type) {
+      case 'integer': {
+        const n = Number(node.text.replace(/_/g, ''));
+        return Number.isFinite(n) ? n : undefined;
+      }
+      case 'float': {
+        const n = Number(node.text.replace(/_/g, ''));
+        return Number.isFinite(n) ? n : undefined;
+      }
+      case 'true':
+        return true;
+      case 'false':
+        return false;
+      case 'none':
+        return null;
+      case 'string':
+      case 'concatenated_string':
+        return stringValue(node);
+      case 'parenthesized_expression':
+        return this.evaluate(node.namedChildren[0], depth + 1);
+      case 'unary_operator': {
+        const v = this.evaluate(node.childForFieldName('argument'), depth + 1);
+        return typeof v === 'number' && node.child(0)?.text === '-' ? -v : v;
+      }
+      case 'identifier': {
+        const bound = this.assignments.get(node.text);
+        return bound && bound.id !== node.id ? this.evaluate(bound, depth + 1) : undefined;
+      }
+      case 'attribute': {
+        const object = node.childForFieldName('object');
+        const attr = node.childForFieldName('attribute')?.text;
+        if (object?.type === 'identifier' && attr && (object.text === 'args' || object.text === 'opts' || object.text === 'cfg' || object.text === 'config')) {
+          const def = this.argDefaults.get(attr);
+          if (def) return this.evaluate(def, depth + 1);
+        }
+        return undefined;
+      }
+      case 'binary_operator': {
+        const a = this.evaluate(node.childForFieldName('left'), depth + 1);
+        const b = this.evaluate(node.childForFieldName('right'), depth + 1);
+        const op = node.childForFieldName('operator')?.text;
+        if (typeof a !== 'number' || typeof b !== 'number') return undefined;
+        switch (op) {
+          case '*': return a * b;
+          case '+': return a + b;
+          case '-': return a - b;
+          case '//': return b === 0 ? undefined : Math.floor(a / b);
+          case '/': return b === 0 ? undefined : a / b;
+          case '**': return a ** b;
+          default: return undefined;
+        }
+      }
+      case 'list':
+      case 'tuple': {
+        const items = node.namedChildren.map((c) => this.evaluate(c, depth + 1));
+        return items.every((i) => i !== undefined) ? (items as PyValue[]) : undefined;
+      }
+      case 'dictionary': {
+        const out: Record<string, PyValue> = {};
+        for (const pair of node.namedChildren) {
+          if (pair?.type !== 'pair') continue;
+          const k = this.evaluate(pair.childForFieldName('key'), depth + 1);
+          const v = this.evaluate(pair.childForFieldName('value'), depth + 1);
+          if (typeof k === 'string' && v !== undefined) out[k] = v;
+        }
+        return out;
+      }
+      case 'call': {
+        const fn = node.childForFieldName('function');
+        if (!fn) return undefined;
+        const name = this.canonical(fn);
+        if (name === 'int' || name === 'float' || name === 'str') {
+          const v = this.evaluate(this.positional(node, 0), depth + 1);
+          if (name === 'str') return v === undefined ? undefined : String(v);
+          const n = typeof v === 'string' ? Number(v) : v;
+          return typeof n === 'number' && Number.isFinite(n) ? (name === 'int' ? Math.trunc(n) : n) : undefined;
+        }
+        if (name === 'os.environ.get' || name === 'os.getenv') return this.evaluate(this.positional(node, 1), depth + 1);
+        if (name === 'dict') {
+          const out: Record<string, PyValue> = {};
+          for (const arg of node.childForFieldName('arguments')?.namedChildren ?? []) {
+            if (arg?.type !== 'keyword_argument') continue;
+            const k = arg.childForFieldName('name')?.text;
+            const v = this.evaluate(arg.childForFieldName('value'), depth + 1);
+            if (k && v !== undefined) out[k] = v;
+          }
+          return out;
+        }
+        return undefined;
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  evalNumber(node: Node | null | undefined): number | undefined {
+    const v = this.evaluate(node);
+    return typeof v === 'number' ? v : undefined;
+  }
+
+  evalString(node: Node | null | undefined): string | undefined {
+    const v = this.evaluate(node);
+    return typeof v === 'string' ? v : undefined;
+  }
+}
+
+/** The innermost enclosing node of one of `types`, or undefined. */
+export function enclosing(node: Node, types: readonly string[]): Node | undefined {
+  for (let p = node.parent; p; p = p.parent) if (types.includes(p.type)) return p;
+  return undefined;
+}
+
+/** True when `inner` lies within `outer` (or is it). */
+export function contains(outer: Node, inner: Node): boolean {
+  return inner.startIndex >= outer.startIndex && inner.endIndex <= outer.endIndex;
+}

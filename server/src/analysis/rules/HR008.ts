@@ -1,0 +1,77 @@
+/**
+ * HR008: an out-of-memory handler retries inside the `except` block. The exception and its
+ * traceback keep the failed attempt's frames, and every tensor they reference, alive until the
+ * handler exits, so the retry runs with less memory than the first attempt (PyTorch FAQ, "My out of
+ * memory exception handler can't allocate memory"). Retry after the handler instead.
+ */
+import type { Node } from 'web-tree-sitter';
+import { descendants, locOf } from '../pyindex';
+import { indentOf, insertAfter, insertBefore } from './edits';
+import { catchesOom, enclosingFunction, handlerBlock } from './python';
+import type { Finding, Rule } from './types';
+
+function calledNames(node: Node): Set<string> {
+  const out = new Set<string>();
+  for (const n of descendants(node)) {
+    if (n.type !== 'call') continue;
+    const fn = n.childForFieldName('function');
+    if (fn) out.add(fn.text);
+  }
+  return out;
+}
+
+export const rule: Rule = {
+  id: 'HR008',
+  class: 'oom-handler-retention',
+  title: 'OOM handler retries while still holding the exception',
+  docs: 'rules/HR008.md',
+  languages: ['python'],
+  detect({ idx, text }): Finding[] {
+    if (!idx) return [];
+    const findings: Finding[] = [];
+    for (const tryStmt of idx.root.descendantsOfType('try_statement')) {
+      if (!tryStmt) continue;
+      const body = tryStmt.childForFieldName('body');
+      if (!body) continue;
+      const tried = calledNames(body);
+      const fnName = enclosingFunction(tryStmt)?.childForFieldName('name')?.text;
+      for (const clause of tryStmt.namedChildren) {
+        if (clause?.type !== 'except_clause' || !catchesOom(clause)) continue;
+        const block = handlerBlock(clause);
+        if (!block) continue;
+        const retry = descendants(block).find((n) => {
+          if (n.type !== 'call') return false;
+          const callee = n.childForFieldName('function')?.text ?? '';
+          return (tried.has(callee) && !callee.includes('empty_cache') && !callee.includes('print') && !callee.includes('log')) || (fnName !== undefined && callee === fnName);
+        });
+        if (!retry) continue;
+        const retryStmt = retry.parent?.type === 'expression_statement' || retry.parent?.type === 'assignment' ? (retry.parent.type === 'assignment' ? retry.parent.parent! : retry.parent) : undefined;
+        const finding: Finding = {
+          rule: 'HR008',
+          class: 'oom-handler-retention',
+          severity: 'warning',
+          loc: locOf(retry),
+          message:
+            `\`${retry.text.split('\n')[0]}\` retries inside the OOM handler. Until the handler exits, the exception's traceback keeps the failed attempt's tensors alive ` +
+            '(and empty_cache() cannot release them), so the retry starts with less free memory than the attempt that failed.',
+          fix: 'Set a flag in the handler, leave the except block, then free the cache and retry outside it.',
+          evidence: [`handler line ${clause.startPosition.row + 1}: ${clause.text.split('\n')[0]}`, `retry line ${retry.startPosition.row + 1}: ${retry.text.split('\n')[0]}`],
+        };
+        if (retryStmt && retryStmt.parent?.id === block.id) {
+          const retryIndent = indentOf(text, retryStmt.startPosition.row);
+          const lines = retryStmt.text.split('\n');
+          finding.codeFix = {
+            title: 'Retry after the except block',
+            edits: [
+              insertBefore(text, tryStmt, ['oom = False']),
+              { range: locOf(retryStmt), newText: 'oom = True' },
+              insertAfter(text, tryStmt, ['if oom:', '    torch.cuda.empty_cache()', ...lines.map((l, i) => '    ' + (i === 0 ? l : l.startsWith(retryIndent) ? l.slice(retryIndent.length) : l))]),
+            ],
+          };
+        }
+        findings.push(finding);
+      }
+    }
+    return findings;
+  },
+};
