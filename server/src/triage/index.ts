@@ -1,107 +1,46 @@
 /**
- * Log text -> verdicts. Each platform's message shapes live in signatures/; this module finds the
- * failure lines, attaches the traceback that leads to them, and decides the kind and the fixes.
+ * Triage: log text -> verdicts. The per-platform message shapes live in signatures/ (one file per
+ * platform); engine.ts streams the text past them; verdicts.ts merges repeats and orders cascades.
+ * Entry points: {@link triageText} for text in memory (editor selections, run output) and
+ * {@link triageFile}/{@link triageStream} for logs of any size, read without loading them whole.
  */
-import { formatBytes } from '../format';
-import type { Evidence, Fix, TriageReport, Verdict } from '../protocol';
-import { parseTracebackFrames, userFrames } from './frames';
-import { matchCudaOom, type CudaOomNumbers } from './signatures/cuda';
+import { createReadStream } from 'node:fs';
+import type { TriageReport } from '../protocol';
+import { LogDecoder, TriageInputError } from './decode';
+import { TriageEngine } from './engine';
 
-/**
- * The cache holds this share of the card (or the whole request) as free-but-split memory: the
- * request would have fit in memory PyTorch already owns, so the layout, not the total, failed it.
- */
-const FRAGMENTATION_SHARE_OF_TOTAL = 0.02;
+export { TriageInputError } from './decode';
 
-/** Splits text into lines, dropping ANSI colour codes and CR of CRLF endings. */
-export function splitLines(text: string): string[] {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').split(/\r?\n/);
-}
-
+/** Triages text already in memory. */
 export function triageText(text: string, source: string): TriageReport {
-  const lines = splitLines(text);
-  const verdicts: Verdict[] = [];
-  let tracebackStart = 0;
-  lines.forEach((line, index) => {
-    if (line.startsWith('Traceback (most recent call last):')) tracebackStart = index;
-    const numbers = matchCudaOom(line);
-    if (!numbers) return;
-    const frames = parseTracebackFrames(lines.slice(tracebackStart, index));
-    verdicts.push(cudaOomVerdict(numbers, { line: index + 1, text: line.trim() }, userFrames(frames)));
-  });
-  return { source, verdicts };
+  const engine = new TriageEngine();
+  engine.push(text);
+  return { source, verdicts: engine.finish().verdicts() };
 }
 
-function isFragmentation(n: CudaOomNumbers): boolean {
-  const unallocated = n.reservedUnallocatedBytes ?? 0;
-  return unallocated >= n.requestedBytes && unallocated >= n.deviceTotalBytes * FRAGMENTATION_SHARE_OF_TOTAL;
+/** Triages a stream of byte (or string) chunks, holding only a bounded window of it. */
+export async function triageStream(chunks: AsyncIterable<Uint8Array | string>, source: string): Promise<TriageReport> {
+  const engine = new TriageEngine();
+  const decoder = new LogDecoder();
+  for await (const chunk of chunks) engine.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
+  engine.push(decoder.end());
+  return { source, verdicts: engine.finish().verdicts() };
 }
 
-function cudaOomVerdict(n: CudaOomNumbers, evidence: Evidence, frames: Verdict['userFrames']): Verdict {
-  const fragmented = isFragmentation(n);
-  const api = n.platform === 'rocm' ? 'HIP' : 'CUDA';
-  const summary =
-    `${api} out of memory on device ${n.device}: ${formatBytes(n.requestedBytes)} requested, ` +
-    `${formatBytes(n.freeBytes)} free of ${formatBytes(n.deviceTotalBytes)}`;
-  const explanation = fragmented
-    ? `PyTorch's cache held ${formatBytes(n.reservedUnallocatedBytes ?? 0)} reserved but unallocated, more than the ` +
-      `${formatBytes(n.requestedBytes)} requested, yet no free block was large enough: the cached memory is split into ` +
-      `pieces. The device itself had only ${formatBytes(n.freeBytes)} left to grow the cache.`
-    : `The request for ${formatBytes(n.requestedBytes)} did not fit: the device had ${formatBytes(n.freeBytes)} free` +
-      (n.allocatedBytes !== undefined ? ` and PyTorch's live tensors held ${formatBytes(n.allocatedBytes)}` : '') +
-      `. The program can catch torch.OutOfMemoryError, but the working set is larger than the card.`;
-  return {
-    kind: fragmented ? 'fragmentation' : 'catchable-oom',
-    platform: n.platform,
-    catchable: true,
-    summary,
-    explanation,
-    device: n.device,
-    requestedBytes: n.requestedBytes,
-    deviceTotalBytes: n.deviceTotalBytes,
-    freeBytes: n.freeBytes,
-    ...(n.processInUseBytes !== undefined && { processInUseBytes: n.processInUseBytes }),
-    ...(n.allocatedBytes !== undefined && { allocatedBytes: n.allocatedBytes }),
-    ...(n.reservedUnallocatedBytes !== undefined && { reservedUnallocatedBytes: n.reservedUnallocatedBytes }),
-    ...(n.allocatedBytes !== undefined &&
-      n.reservedUnallocatedBytes !== undefined && { reservedBytes: n.allocatedBytes + n.reservedUnallocatedBytes }),
-    userFrames: frames,
-    fixes: fragmented ? fragmentationFixes(n) : capacityFixes(n),
-    evidence: [evidence],
-  };
-}
+/** Chunk size for reading logs from disk: large enough that per-chunk costs vanish. */
+const READ_CHUNK_BYTES = 1024 * 1024;
 
-const expandableSegments = (n: CudaOomNumbers): Fix => ({
-  id: 'expandable-segments',
-  title: 'Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True',
-  rationale:
-    `${formatBytes(n.reservedUnallocatedBytes ?? 0)} sat reserved but unallocated; expandable segments grow one mapping ` +
-    `instead of stranding memory in fixed-size segments.`,
-  snippet: 'export PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True',
-});
-
-const shrinkPeak: Fix = {
-  id: 'shrink-peak',
-  title: 'Lower the peak: smaller micro-batch with gradient accumulation, activation checkpointing, or bf16',
-  rationale: 'The live tensors at the failing allocation are larger than what the card has left.',
-};
-
-function fragmentationFixes(n: CudaOomNumbers): Fix[] {
-  return [
-    expandableSegments(n),
-    {
-      id: 'max-split-size',
-      title: 'Or cap block splitting: PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512',
-      rationale: 'Large cached blocks are then not carved up by small requests, at the cost of more reserved memory.',
-      snippet: 'export PYTORCH_CUDA_ALLOC_CONF=max_split_size_mb:512',
-    },
-    shrinkPeak,
-  ];
-}
-
-function capacityFixes(n: CudaOomNumbers): Fix[] {
-  const fixes: Fix[] = [shrinkPeak];
-  if ((n.reservedUnallocatedBytes ?? 0) > 0) fixes.push(expandableSegments(n));
-  return fixes;
+/** Triages a log file by streaming it. Errors carry a `code` (ENOENT, EISDIR, BINARY_INPUT, ...). */
+export async function triageFile(path: string, source = path): Promise<TriageReport> {
+  const stream = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
+  try {
+    return await triageStream(stream, source);
+  } catch (err) {
+    if (err instanceof TriageInputError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code) throw Object.assign(new Error(`Cannot read ${path}: ${(err as Error).message}`), { code });
+    throw new TriageInputError(`Cannot read ${path}: ${String(err)}`, 'READ_FAILED');
+  } finally {
+    stream.destroy();
+  }
 }

@@ -1,10 +1,9 @@
-import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
 import type { ServerContext } from '../context';
 import { docsUri } from '../docs';
 import { TriageRequest, type TriageReport } from '../protocol';
-import { triageText } from './index';
+import { triageFile, triageText } from './index';
 import { mapFramesToWorkspace } from './workspaceFrames';
 
 const DIAGNOSTIC_SOURCE = 'triage';
@@ -12,15 +11,14 @@ const DIAGNOSTIC_SOURCE = 'triage';
 export function register(ctx: ServerContext): void {
   ctx.connection.onRequest(TriageRequest.type, (params) =>
     ctx.track('triage', async () => {
-      let text = params.text;
-      let label = params.label ?? 'selection';
-      if (text === undefined) {
+      let report: TriageReport;
+      if (params.text !== undefined) {
+        report = triageText(params.text, params.label ?? 'selection');
+      } else {
         if (params.uri === undefined) throw new Error('Triage needs either text or a file URI.');
         const filePath = params.uri.startsWith('file:') ? fileURLToPath(params.uri) : params.uri;
-        text = await readFile(filePath, 'utf8');
-        label = filePath;
+        report = await triageFile(filePath);
       }
-      const report = triageText(text, label);
       const mapped: TriageReport = {
         ...report,
         verdicts: report.verdicts.map((v) => ({ ...v, userFrames: mapFramesToWorkspace(v.userFrames, ctx.workspaceFolders()) })),

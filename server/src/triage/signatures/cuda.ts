@@ -1,50 +1,478 @@
 /**
- * PyTorch's CUDA (and hipified ROCm) caching-allocator OOM message, 2.2+ format:
- * "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.14 GiB of which
- * 1.23 GiB is free. [Including non-PyTorch memory, this process has 77.90 GiB memory in use.] Of the
- * allocated memory 70.12 GiB is allocated by PyTorch, and 6.31 GiB is reserved by PyTorch but
- * unallocated." (c10/cuda/CUDACachingAllocator.cpp; exact text in FACTS.md).
+ * NVIDIA CUDA: PyTorch's caching allocator (all eras), cudaMallocAsync, raw CUDA runtime errors,
+ * cuBLAS/cuDNN workspace failures, TensorFlow's BFC allocator on a GPU, NCCL's own allocation
+ * failures, the ProcessGroupNCCL watchdog (timeouts, heartbeat, desync report), and the crashes
+ * that look like an OOM but are not one (illegal address, device-side assert, cuDNN not supported).
  */
-import { parseSize } from '../../format';
-import type { Platform } from '../../protocol';
+import { formatBytes } from '../../format';
+import {
+  agreeOnFailure,
+  debugAsync,
+  findTheRootRank,
+  flightRecorder,
+  ncclHeadroom,
+  shrinkPeak,
+} from '../fixes';
+import { inlineRank } from '../ranks';
+import { SIZE, isExact, toBytes } from '../sizes';
+import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
+import type { Finding, LineView, Signature } from './types';
 
-export interface CudaOomNumbers {
-  platform: Platform;
-  device: number;
-  requestedBytes: number;
-  deviceTotalBytes: number;
-  freeBytes: number;
-  processInUseBytes?: number;
-  allocatedBytes?: number;
-  reservedUnallocatedBytes?: number;
-}
+const CUDA: AllocatorPlatform = {
+  signature: 'cuda-caching-allocator',
+  platform: 'cuda',
+  label: 'CUDA',
+  allocConfVar: 'PYTORCH_CUDA_ALLOC_CONF',
+  expandableSegments: { supported: true },
+};
 
-const SIZE = String.raw`([\d.,]+) ([KMGT]?i?B)`;
-const HEAD = new RegExp(String.raw`\b(CUDA|HIP) out of memory\. Tried to allocate ${SIZE}\. GPU (\d+) has a total capacity of ${SIZE} of which ${SIZE} is free\.`);
-const PROCESS = new RegExp(String.raw`this process has ${SIZE} memory in use`);
-const SPLIT = new RegExp(String.raw`Of the allocated memory ${SIZE} is allocated by PyTorch, (?:.*?)and ${SIZE} is reserved by PyTorch but unallocated`);
-
-/** Parses the numbers out of one OOM message line; undefined when the line is not one. */
-export function matchCudaOom(line: string): CudaOomNumbers | undefined {
-  const head = HEAD.exec(line);
-  if (!head) return undefined;
-  const requestedBytes = parseSize(head[2]!, head[3]!);
-  const deviceTotalBytes = parseSize(head[5]!, head[6]!);
-  const freeBytes = parseSize(head[7]!, head[8]!);
-  if (requestedBytes === undefined || deviceTotalBytes === undefined || freeBytes === undefined) return undefined;
-  const numbers: CudaOomNumbers = {
-    platform: head[1] === 'HIP' ? 'rocm' : 'cuda',
-    device: Number(head[4]),
-    requestedBytes,
-    deviceTotalBytes,
-    freeBytes,
-  };
-  const process = PROCESS.exec(line);
-  if (process) numbers.processInUseBytes = parseSize(process[1]!, process[2]!);
-  const split = SPLIT.exec(line);
-  if (split) {
-    numbers.allocatedBytes = parseSize(split[1]!, split[2]!);
-    numbers.reservedUnallocatedBytes = parseSize(split[3]!, split[4]!);
+/** The message plus the next `count` lines, for messages that PyTorch prints over several lines. */
+export function joinNext(line: LineView, count: number): string {
+  const parts = [line.content];
+  for (let k = 1; k <= count; k++) {
+    const next = line.next(k);
+    if (next === undefined) break;
+    parts.push(next);
   }
-  return numbers;
+  return parts.join('\n');
 }
+
+const cachingAllocator: Signature = {
+  id: CUDA.signature,
+  platform: 'cuda',
+  needles: ['Tried to allocate'],
+  match(line) {
+    if (line.content.includes('Current platform can NOT allocate')) return undefined;
+    const msg = parseAllocatorMessage(line.content);
+    if (!msg || (msg.api !== 'CUDA' && msg.api !== '') || (msg.deviceWord !== undefined && msg.deviceWord !== 'GPU')) return undefined;
+    return allocatorFinding(msg, CUDA, line.rank);
+  },
+};
+
+const MALLOC_ASYNC_FIELDS = {
+  allocatedBytes: new RegExp(String.raw`Currently allocated\s*:\s*${SIZE}`),
+  requestedBytes: new RegExp(String.raw`Requested\s*:\s*${SIZE}`),
+  deviceTotalBytes: new RegExp(String.raw`Device limit\s*:\s*${SIZE}`),
+  freeBytes: new RegExp(String.raw`Free \(according to CUDA\)\s*:\s*${SIZE}`),
+  allowedBytes: new RegExp(String.raw`memory fraction\)\s*:\s*${SIZE}`),
+} as const;
+
+/** backend:cudaMallocAsync (CUDAMallocAsyncAllocator.cpp) prints its numbers one per line. */
+const mallocAsync: Signature = {
+  id: 'cuda-malloc-async',
+  platform: 'cuda',
+  needles: ['would exceed allowed memory'],
+  match(line) {
+    const device = /Allocation on device (\d+) would exceed allowed memory/.exec(line.content);
+    if (!device) return undefined;
+    const text = joinNext(line, 8);
+    const numbers: Finding['numbers'] = {};
+    const extraLines: number[] = [];
+    for (const [field, re] of Object.entries(MALLOC_ASYNC_FIELDS)) {
+      const m = re.exec(text);
+      const bytes = m ? toBytes(m[1]!, m[2]!) : undefined;
+      // "PyTorch limit" prints SIZE_MAX when no fraction is set: that is no limit, not a number.
+      if (bytes !== undefined && isExact(bytes)) numbers[field as keyof typeof MALLOC_ASYNC_FIELDS] = bytes;
+    }
+    for (let k = 1; k <= 8; k++) if (/^\s*(?:Currently|Requested|Device limit|Free \(|PyTorch limit|:\s)/.test(line.next(k) ?? '')) extraLines.push(k);
+    const requested = numbers.requestedBytes ?? 0;
+    return {
+      signature: 'cuda-malloc-async',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'cuda',
+      catchable: true,
+      summary: `CUDA out of memory on device ${device[1]} (cudaMallocAsync): ${formatBytes(requested)} requested` +
+        (numbers.freeBytes !== undefined ? `, ${formatBytes(numbers.freeBytes)} free` : ''),
+      explanation:
+        `The cudaMallocAsync backend could not get ${formatBytes(requested)}` +
+        (numbers.allocatedBytes !== undefined ? ` with ${formatBytes(numbers.allocatedBytes)} already allocated` : '') +
+        (numbers.deviceTotalBytes !== undefined ? ` on a ${formatBytes(numbers.deviceTotalBytes)} device` : '') +
+        '. Its pool returns memory to the driver on its own, so fragmentation settings (max_split_size_mb) do not apply; the working set is too large.',
+      device: Number(device[1]),
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers,
+      fixes: [shrinkPeak()],
+      extraLines,
+    };
+  },
+};
+
+/** An out-of-memory status returned by a CUDA runtime call rather than by the caching allocator. */
+const runtimeError: Signature = {
+  id: 'cuda-runtime-oom',
+  platform: 'cuda',
+  needles: ['CUDA error: out of memory', 'cuda runtime error(2)', 'cuda runtime error (2)'],
+  match(line) {
+    if (!/CUDA error: out of memory|cuda runtime error ?\(2\) ?: ?out of memory/.test(line.content)) return undefined;
+    return {
+      signature: 'cuda-runtime-oom',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'cuda',
+      catchable: true,
+      summary: 'CUDA error: out of memory (from a CUDA runtime call)',
+      explanation:
+        'A CUDA runtime call outside the caching allocator ran out of device memory: context creation, a library workspace, a kernel launch or a peer copy. ' +
+        'The caching allocator did not print its numbers, so the cache may have been holding the memory that was missing.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [shrinkPeak(), { id: 'empty-cache', title: 'Release the cache before the failing call: torch.cuda.empty_cache()', rationale: 'Memory cached by PyTorch is not available to CUDA libraries and the driver.', snippet: 'torch.cuda.empty_cache()' }],
+    };
+  },
+};
+
+/** cuBLAS/cuDNN could not allocate their handle or workspace: the device was already full. */
+const libraryAlloc: Signature = {
+  id: 'cuda-library-alloc',
+  platform: 'cuda',
+  needles: ['CUBLAS_STATUS_ALLOC_FAILED', 'CUDNN_STATUS_ALLOC_FAILED'],
+  match(line) {
+    const lib = /(CUBLAS|CUDNN)_STATUS_ALLOC_FAILED/.exec(line.content);
+    if (!lib) return undefined;
+    const name = lib[1] === 'CUBLAS' ? 'cuBLAS' : 'cuDNN';
+    return {
+      signature: 'cuda-library-alloc',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'cuda',
+      catchable: true,
+      summary: `${name} could not allocate its handle or workspace (${lib[0]})`,
+      explanation:
+        `${name} allocates its workspace with the CUDA runtime, outside PyTorch's cache. When the cache and the tensors fill the device, the first ` +
+        `${name} call on a new stream or device fails this way; it is an out-of-memory condition, not a library bug.`,
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [
+        shrinkPeak(),
+        { id: 'warm-up-libraries', title: `Create the ${name} handle early: run one small matmul/conv per device and stream before the large allocations`, rationale: 'The handle and workspace are then allocated while memory is still free.' },
+        ...(name === 'cuBLAS' ? [{ id: 'cublas-workspace', title: 'Shrink the cuBLAS workspace: CUBLAS_WORKSPACE_CONFIG=:4096:8', rationale: 'The default workspace per handle and stream is several MiB; many streams multiply it.', snippet: 'export CUBLAS_WORKSPACE_CONFIG=:4096:8' }] : []),
+      ],
+    };
+  },
+};
+
+const BFC_LIMIT = /^\s*Limit:\s+(\d+)\s*$/;
+const BFC_IN_USE = /^\s*InUse:\s+(\d+)\s*$/;
+
+/** TensorFlow's BFC allocator on a GPU: "OOM when allocating tensor with shape[...] ... device:GPU:0". */
+const tensorflowBfc: Signature = {
+  id: 'tensorflow-bfc-gpu',
+  platform: 'cuda',
+  needles: ['OOM when allocating tensor'],
+  match(line) {
+    const m = /OOM when allocating tensor (?:with shape|of shape)\s*\[?([^\]]*)\]?.*?device:GPU:(\d+)/.exec(line.content);
+    if (!m) return undefined;
+    const numbers: Finding['numbers'] = {};
+    // The allocator prints its stats a few lines before the op error.
+    for (let k = 1; k <= 12; k++) {
+      const prev = line.previous(k);
+      if (prev === undefined) break;
+      const limit = BFC_LIMIT.exec(prev);
+      if (limit) numbers.allowedBytes = Number(limit[1]);
+      const inUse = BFC_IN_USE.exec(prev);
+      if (inUse) numbers.allocatedBytes = Number(inUse[1]);
+    }
+    return {
+      signature: 'tensorflow-bfc-gpu',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'cuda',
+      catchable: true,
+      summary: `TensorFlow out of memory on GPU ${m[2]} allocating a tensor of shape [${m[1]}]`,
+      explanation:
+        'TensorFlow\'s BFC allocator could not place the tensor in its GPU region' +
+        (numbers.allowedBytes !== undefined ? ` (limit ${formatBytes(numbers.allowedBytes)}, in use ${formatBytes(numbers.allocatedBytes ?? 0)})` : '') +
+        '. ResourceExhaustedError can be caught; the batch or the model is too large for the device.',
+      device: Number(m[2]),
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers,
+      fixes: [
+        shrinkPeak(`the tensor of shape [${m[1]}]`),
+        { id: 'tf-memory-growth', title: 'Let TensorFlow grow its region instead of reserving it: tf.config.experimental.set_memory_growth(gpu, True)', rationale: 'Other processes and libraries on the GPU then keep their share.', snippet: "for gpu in tf.config.list_physical_devices('GPU'):\n    tf.config.experimental.set_memory_growth(gpu, True)" },
+      ],
+    };
+  },
+};
+
+/** `host:pid:tid [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'` — NCCL's device index. */
+const NCCL_DEVICE = /\s\[(\d+)\]\s/;
+
+/** NCCL's own device allocations failing: they live outside PyTorch's cache. */
+const ncclOom: Signature = {
+  id: 'nccl-out-of-memory',
+  platform: 'cuda',
+  needles: ["failure 'out of memory'", 'Failed to CUDA calloc', "failure 2 'out of memory'"],
+  match(line) {
+    const failure = /(Cuda|Hip) failure(?: \d+)? 'out of memory'/.exec(line.content);
+    const calloc = /Failed to CUDA calloc (\d+) bytes/.exec(line.content);
+    if (!failure && !calloc) return undefined;
+    const device = NCCL_DEVICE.exec(line.content);
+    const numbers: Finding['numbers'] = calloc ? { requestedBytes: Number(calloc[1]) } : {};
+    return {
+      signature: 'nccl-out-of-memory',
+      role: 'failure',
+      kind: 'collective-oom',
+      platform: failure?.[1] === 'Hip' ? 'rocm' : 'cuda',
+      catchable: false,
+      summary: `NCCL ran out of device memory${device ? ` on device ${device[1]}` : ''}` + (calloc ? ` allocating ${formatBytes(Number(calloc[1]))}` : ''),
+      explanation:
+        'NCCL allocates its channel buffers and proxies with the CUDA runtime, outside PyTorch\'s cache, often lazily at the first collective of a new kind. ' +
+        'With the cache holding the device, NCCL gets nothing; the communicator then fails (ncclUnhandledCudaError) and other ranks wait for this one.',
+      ...(device && { device: Number(device[1]) }),
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers,
+      fixes: [ncclHeadroom, agreeOnFailure, shrinkPeak()],
+      facts: { group: 'nccl-oom' },
+    };
+  },
+};
+
+/** The Python-side error of a failed NCCL call; joins the collective OOM it reports. */
+const ncclError: Signature = {
+  id: 'nccl-error',
+  platform: 'cuda',
+  needles: ['NCCL error in:', 'ncclUnhandledCudaError', 'NCCL Error 1', 'DistBackendError:'],
+  match(line) {
+    if (/Watchdog caught|terminate called/.test(line.content)) return undefined;
+    return {
+      signature: 'nccl-error',
+      role: 'nccl-error',
+      kind: 'not-oom',
+      platform: 'cuda',
+      catchable: false,
+      summary: 'NCCL call failed',
+      explanation:
+        'A NCCL call returned an error. On its own this line does not say why; NCCL_DEBUG=INFO prints the failing CUDA call ' +
+        "(\"Cuda failure 'out of memory'\" is an out-of-memory failure).",
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [{ id: 'nccl-debug', title: 'Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ALLOC to see the CUDA call NCCL failed on', rationale: 'The NCCL warning line names the failing call and its size.', snippet: 'export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ALLOC' }],
+    };
+  },
+};
+
+const WORK = /WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?, Timeout\(ms\)=(\d+)\)(?: ran for (\d+) milliseconds)?/;
+
+/** ProcessGroupNCCL's watchdog found a collective that did not finish in time. */
+const watchdogTimeout: Signature = {
+  id: 'nccl-watchdog-timeout',
+  platform: 'cuda',
+  needles: ['Watchdog caught collective operation timeout', 'failure detected by watchdog', 'detected by watchdog at work', 'Timeout at NCCL work'],
+  match(line) {
+    const rank = line.rank ?? inlineRank(line.content);
+    const work = WORK.exec(line.content);
+    const facts: Record<string, string | number> = {};
+    if (work) {
+      facts.seq = Number(work[1]);
+      facts.opType = work[2]!;
+      facts.timeoutMs = Number(work[5]);
+    }
+    const op = work ? `${work[2]} #${work[1]}` : 'a collective';
+    return {
+      signature: 'nccl-watchdog-timeout',
+      role: 'timeout',
+      kind: 'hang',
+      platform: 'cuda',
+      catchable: false,
+      summary: `Collective timeout: ${op} did not finish` + (work ? ` within ${Number(work[5]) / 1000} s` : ''),
+      explanation:
+        'The NCCL watchdog aborted a collective that never completed. Collectives wait for every rank, so this is what the healthy ranks print when ' +
+        'some rank never arrived: it failed earlier (often an OOM), took a different code path, or is still busy. The process is then torn down.',
+      ...(rank !== undefined && { rank }),
+      numbers: {},
+      fixes: [findTheRootRank, flightRecorder, agreeOnFailure],
+      facts,
+    };
+  },
+};
+
+/** The heartbeat monitor: the watchdog thread itself made no progress (often stuck in a CUDA call). */
+const watchdogStuck: Signature = {
+  id: 'nccl-watchdog-stuck',
+  platform: 'cuda',
+  needles: ['watchdog got stuck', 'Heartbeat monitor timed out'],
+  match(line) {
+    const seconds = /got stuck for (\d+) seconds/.exec(line.content);
+    const rank = line.rank ?? inlineRank(line.content) ?? inlineRank(line.previous(1) ?? '') ?? line.previousRank(1);
+    return {
+      signature: 'nccl-watchdog-stuck',
+      role: 'stuck',
+      kind: 'hang',
+      platform: 'cuda',
+      catchable: false,
+      summary: 'NCCL watchdog stuck' + (seconds ? ` for ${seconds[1]} s` : '') + '; the heartbeat monitor ends the process',
+      explanation:
+        'The watchdog thread did not make progress for TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC, typically because a CUDA/NCCL call blocked (a hung collective, ' +
+        'a GIL-holding thread inside a CUDA API). It follows a hang; look for what stopped the collectives.',
+      ...(rank !== undefined && { rank }),
+      numbers: {},
+      fixes: [findTheRootRank, flightRecorder, { id: 'heartbeat-timeout', title: 'Only if the job is really making progress: raise TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC', rationale: 'The monitor cannot tell a slow watchdog from a deadlock.', snippet: 'export TORCH_NCCL_HEARTBEAT_TIMEOUT_SEC=1800' }],
+    };
+  },
+};
+
+/** TORCH_NCCL_DESYNC_DEBUG's report names the ranks that never joined or did not finish. */
+const desyncReport: Signature = {
+  id: 'nccl-desync-report',
+  platform: 'cuda',
+  needles: ['are the lagging ranks', "joined but didn't finish collective", "but didn't join collective"],
+  match(line) {
+    const ranks = /\[([\d, ]+)\]/.exec(line.content);
+    return {
+      signature: 'nccl-desync-report',
+      role: 'timeout',
+      kind: 'hang',
+      platform: 'cuda',
+      catchable: false,
+      summary: `Desync report: rank${ranks && ranks[1]!.includes(',') ? 's' : ''} ${ranks ? ranks[1] : '?'} caused the timeout`,
+      explanation: `The desync debugger compared every rank's last collective: ${line.content.trim()}`,
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [{ id: 'inspect-lagging-ranks', title: `Inspect the log of the lagging rank${ranks ? ` (${ranks[1]})` : ''} for its first failure`, rationale: 'Those ranks never reached, or never finished, the collective the others waited in.' }, agreeOnFailure],
+      ...(ranks && { facts: { laggingRanks: ranks[1]! } }),
+    };
+  },
+};
+
+/** "Tried to allocate more than 1EB memory": a garbage size, seen after collective timeouts (NVIDIA/nccl#1284). */
+const absurdRequest: Signature = {
+  id: 'cuda-absurd-request',
+  platform: 'cuda',
+  needles: ['more than 1EB memory'],
+  match(line) {
+    return {
+      signature: 'cuda-absurd-request',
+      role: 'after-timeout',
+      kind: 'catchable-oom',
+      platform: 'cuda',
+      catchable: true,
+      summary: 'CUDA out of memory: a request of more than 1 EiB',
+      explanation:
+        'No program asks for an exabyte: the size was computed from corrupted state, e.g. a tensor received from a collective that was aborted. Fix what broke first.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [findTheRootRank],
+    };
+  },
+};
+
+/** `terminate called after throwing an instance of ...` with an out-of-memory reason: the process aborted. */
+const terminateOom: Signature = {
+  id: 'cuda-terminate-oom',
+  platform: 'cuda',
+  needles: ['terminate called after throwing'],
+  match(line) {
+    const text = joinNext(line, 3);
+    if (!/out of memory/i.test(text) || /Watchdog caught/.test(text)) return undefined;
+    return {
+      signature: 'cuda-terminate-oom',
+      role: 'failure',
+      kind: 'runtime-abort',
+      platform: 'cuda',
+      catchable: false,
+      summary: 'Process aborted: an out-of-memory error was thrown where nothing could catch it',
+      explanation:
+        'A C++ exception reporting out-of-memory escaped a native thread (engine worker, destructor), so the runtime called std::terminate and the process aborted without a Python exception.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [shrinkPeak()],
+      extraLines: [1, 2].filter((k) => line.next(k) !== undefined),
+    };
+  },
+};
+
+const illegalAccess: Signature = {
+  id: 'cuda-illegal-address',
+  platform: 'cuda',
+  needles: ['an illegal memory access was encountered'],
+  match(line) {
+    const hip = /HIP error/.test(line.content);
+    return {
+      signature: 'cuda-illegal-address',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: hip ? 'rocm' : 'cuda',
+      catchable: false,
+      summary: 'Not an OOM: a kernel accessed an illegal address',
+      explanation:
+        'A kernel read or wrote memory it does not own (out-of-bounds index, use after free, a bad custom kernel). The CUDA context is now unusable; ' +
+        'the process must restart. Running out of memory does not cause this error.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [debugAsync, { id: 'compute-sanitizer', title: 'Run under compute-sanitizer with PYTORCH_NO_CUDA_MEMORY_CACHING=1', rationale: 'The caching allocator hides out-of-bounds accesses inside its segments; without it the sanitizer sees them.', snippet: 'PYTORCH_NO_CUDA_MEMORY_CACHING=1 compute-sanitizer python train.py' }],
+    };
+  },
+};
+
+const deviceAssert: Signature = {
+  id: 'cuda-device-assert',
+  platform: 'cuda',
+  needles: ['device-side assert triggered', 'Assertion `'],
+  match(line) {
+    const kernelAssert = /thread: \[\d+,\d+,\d+\] Assertion `(.*)` failed/.exec(line.content);
+    if (!kernelAssert && !line.content.includes('device-side assert triggered')) return undefined;
+    const labels = kernelAssert && /n_classes|t >= 0|index out of bounds|srcIndex|idx_dim/.test(kernelAssert[1]!);
+    return {
+      signature: 'cuda-device-assert',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'cuda',
+      catchable: false,
+      summary: `Not an OOM: a device-side assertion failed${kernelAssert ? ` (${kernelAssert[1]})` : ''}`,
+      explanation:
+        'A kernel checked its input and stopped. Most often an index or class label is out of range (e.g. a target >= the number of classes). ' +
+        'The context is poisoned afterwards; later errors in the log are consequences.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [
+        ...(labels ? [{ id: 'check-labels', title: 'Check that labels/indices are within [0, num_classes)', rationale: 'The failing assertion compares a target index against the number of classes.', snippet: 'assert int(target.min()) >= 0 and int(target.max()) < num_classes' }] : []),
+        debugAsync,
+      ],
+      facts: { group: 'device-assert' },
+    };
+  },
+};
+
+const cudnnNotSupported: Signature = {
+  id: 'cudnn-not-supported',
+  platform: 'cuda',
+  needles: ['CUDNN_STATUS_NOT_SUPPORTED'],
+  match(line) {
+    return {
+      signature: 'cudnn-not-supported',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'cuda',
+      catchable: true,
+      summary: 'Not an OOM (usually): cuDNN does not support this configuration',
+      explanation:
+        'cuDNN rejected the call: a non-contiguous input, an unsupported shape/dtype combination, or a batch too large for its 32-bit indexing. ' +
+        'It can also be an out-of-memory condition in disguise when cuDNN cannot get its workspace.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [
+        { id: 'contiguous-input', title: 'Make the input contiguous before the op: x = x.contiguous()', rationale: 'The error text names non-contiguous input as the common cause.', snippet: 'x = x.contiguous()' },
+        { id: 'smaller-batch-check', title: 'Retry with a smaller batch to rule out a workspace/indexing limit', rationale: 'If a smaller batch works, the failure is size-related rather than a layout problem.' },
+      ],
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [
+  mallocAsync,
+  absurdRequest,
+  cachingAllocator,
+  runtimeError,
+  libraryAlloc,
+  tensorflowBfc,
+  ncclOom,
+  watchdogTimeout,
+  watchdogStuck,
+  desyncReport,
+  ncclError,
+  terminateOom,
+  illegalAccess,
+  deviceAssert,
+  cudnnNotSupported,
+];

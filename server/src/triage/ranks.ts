@@ -1,0 +1,31 @@
+/**
+ * Rank prefixes that launchers and PyTorch put in front of each line of a multi-process log:
+ * `[rank3]:` (torchrun's --log-line-prefix / PyTorch's rank-tagged logging), `[default3]:`
+ * (torchrun --tee), `(RayWorkerWrapper pid=4009) [rank1]:` (Ray), `[1787] [rank2]:` (line counters).
+ */
+
+/** A rank prefix near the start of a line, with whatever launcher noise comes before it. */
+const PREFIX = /^(?:.{0,120}?)\[(?:rank|default)(\d+)\]:\s?/;
+
+export interface RankedLine {
+  /** The global rank named by the prefix, when there is one. */
+  rank?: number;
+  /** The line without the prefix (and without anything printed before the prefix). */
+  content: string;
+}
+
+/** Splits a rank prefix off a line. */
+export function splitRank(line: string): RankedLine {
+  const match = PREFIX.exec(line);
+  if (!match) return { content: line };
+  return { rank: Number(match[1]), content: line.slice(match[0].length) };
+}
+
+/** Ranks named inside messages rather than in a prefix: `[Rank 3]`, `[Rank:7]`, `Rank 6]`. */
+const INLINE = /\[(?:PG[^\]]*?\s)?Rank[ :](\d+)\]/;
+
+/** The rank a message names about itself, when it has no prefix. */
+export function inlineRank(content: string): number | undefined {
+  const match = INLINE.exec(content);
+  return match ? Number(match[1]) : undefined;
+}

@@ -1,0 +1,218 @@
+/**
+ * PyTorch's device caching allocators (CUDA, hipified ROCm, XPU, torch_npu) all print the same
+ * out-of-memory message shape, in two eras (texts in FACTS.md, c10/cuda/CUDACachingAllocator.cpp):
+ *
+ * 2.1+:  "CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.14 GiB
+ *         of which 1.23 GiB is free. [Including non-PyTorch memory, this process has X memory in
+ *         use. | Process N has X memory in use. ...] [X allowed; ]Of the allocated memory X is
+ *         allocated by PyTorch, [with X allocated in private pools (e.g., CUDA Graphs), ]and X is
+ *         reserved by PyTorch but unallocated."  (2.1 spells "capacty"; XPU may omit "of which".)
+ * <2.1:  "CUDA out of memory. Tried to allocate 20.00 MiB (GPU 0; 15.78 GiB total capacity;
+ *         14.56 GiB already allocated; 5.00 MiB free; 14.70 GiB reserved in total by PyTorch)";
+ *         before 1.4 the last field was "X cached", the cached-but-unallocated part; torch_npu
+ *         adds "X current active".
+ *
+ * This module reads both into numbers; each platform's signature file decides what they mean.
+ */
+import { formatBytes } from '../../format';
+import type { Fix, Platform } from '../../protocol';
+import {
+  expandableSegments,
+  maxSplitSize,
+  memoryFraction,
+  nonFrameworkMemory,
+  otherProcesses,
+  shrinkPeak,
+  singleAllocationTooLarge,
+} from '../fixes';
+import { SIZE, toBytes } from '../sizes';
+import type { Finding, Numbers } from './types';
+
+export interface AllocatorMessage {
+  /** The word before "out of memory": CUDA, HIP, XPU, NPU; empty when the line starts at "Tried to allocate". */
+  api: string;
+  /** How the message names the device: GPU, NPU, XPU or Device. */
+  deviceWord?: string;
+  device?: number;
+  numbers: Numbers;
+  /** Other processes the message lists with memory on the device. */
+  otherProcesses: number;
+  /** Bytes in CUDA-graph private pools, when printed. */
+  privatePoolBytes?: number;
+}
+
+const HEAD = new RegExp(String.raw`(?:\b([A-Z]{2,5}) out of memory\.\s*|\bout of memory\.\s*|^|[^A-Za-z])Tried to allocate ${SIZE}`);
+const sentence = (body: string): RegExp => new RegExp(body.replace(/SIZE/g, SIZE));
+
+const NEW_DEVICE = sentence(String.raw`(GPU|NPU|XPU|Device)\s*(\d*) has a total capac(?:i)?ty of SIZE`);
+const NEW_FREE = sentence(String.raw`of which SIZE is free`);
+const NEW_PROCESS = sentence(String.raw`this process has SIZE memory in use`);
+const OTHER_PROCESS = new RegExp(String.raw`Process \d+ has ${SIZE} memory in use`, 'g');
+const NEW_ALLOWED = sentence(String.raw`SIZE allowed;`);
+const NEW_ALLOCATED = sentence(String.raw`Of the allocated memory SIZE is allocated by PyTorch`);
+const NEW_PRIVATE = sentence(String.raw`with SIZE allocated in private pools`);
+const NEW_UNALLOCATED = sentence(String.raw`and SIZE is reserved by PyTorch but unallocated`);
+
+const OLD_FIELD = new RegExp(String.raw`^\s*${SIZE}\s+(.*?)\s*$`);
+const OLD_DEVICE = /^\s*(GPU|NPU|XPU)\s*(\d+)\s*$/;
+
+function bytesOf(match: RegExpExecArray | null, at = 1): number | undefined {
+  return match ? toBytes(match[at]!, match[at + 1]!) : undefined;
+}
+
+/** Reads an allocator OOM message from one line; undefined when the line is not one. */
+export function parseAllocatorMessage(line: string): AllocatorMessage | undefined {
+  const head = HEAD.exec(line);
+  if (!head) return undefined;
+  const requestedBytes = toBytes(head[2]!, head[3]!);
+  if (requestedBytes === undefined) return undefined;
+  const result: AllocatorMessage = { api: head[1] ?? '', numbers: { requestedBytes }, otherProcesses: 0 };
+  const rest = line.slice(head.index + head[0].length);
+  return rest.trimStart().startsWith('(') ? readOldFormat(rest, result) : readNewFormat(rest, result);
+}
+
+function readNewFormat(rest: string, result: AllocatorMessage): AllocatorMessage | undefined {
+  const device = NEW_DEVICE.exec(rest);
+  if (!device) return undefined;
+  result.deviceWord = device[1]!;
+  if (device[2] !== '') result.device = Number(device[2]);
+  const n = result.numbers;
+  n.deviceTotalBytes = bytesOf(device, 3);
+  const set = (field: keyof Numbers, value: number | undefined): void => {
+    if (value !== undefined) n[field] = value;
+  };
+  set('freeBytes', bytesOf(NEW_FREE.exec(rest)));
+  set('processInUseBytes', bytesOf(NEW_PROCESS.exec(rest)));
+  set('allowedBytes', bytesOf(NEW_ALLOWED.exec(rest)));
+  set('allocatedBytes', bytesOf(NEW_ALLOCATED.exec(rest)));
+  set('reservedUnallocatedBytes', bytesOf(NEW_UNALLOCATED.exec(rest)));
+  result.otherProcesses = [...rest.matchAll(OTHER_PROCESS)].length;
+  const privatePool = bytesOf(NEW_PRIVATE.exec(rest));
+  if (privatePool !== undefined) result.privatePoolBytes = privatePool;
+  return result;
+}
+
+/** The parenthesised, semicolon-separated era; a message cut off before ")" still yields its fields. */
+function readOldFormat(rest: string, result: AllocatorMessage): AllocatorMessage {
+  const open = rest.indexOf('(');
+  const close = rest.indexOf(')', open);
+  const body = rest.slice(open + 1, close < 0 ? undefined : close);
+  const n = result.numbers;
+  for (const part of body.split(';')) {
+    const device = OLD_DEVICE.exec(part);
+    if (device) {
+      result.deviceWord = device[1]!;
+      result.device = Number(device[2]);
+      continue;
+    }
+    const field = OLD_FIELD.exec(part);
+    if (!field) continue;
+    const bytes = toBytes(field[1]!, field[2]!);
+    if (bytes === undefined) continue;
+    const label = field[3]!;
+    if (label === 'total capacity') n.deviceTotalBytes = bytes;
+    else if (label === 'already allocated') n.allocatedBytes = bytes;
+    else if (label === 'free') n.freeBytes = bytes;
+    else if (label.startsWith('reserved in total')) n.reservedBytes = bytes;
+    else if (label === 'cached') n.reservedUnallocatedBytes = bytes;
+  }
+  return result;
+}
+
+/**
+ * Memory the cache held but could not hand out. Printed directly since 2.1 ("reserved by PyTorch
+ * but unallocated") and before 1.4 ("cached"); in between it is reserved minus allocated.
+ */
+export function strandedBytes(n: Numbers): number | undefined {
+  if (n.reservedUnallocatedBytes !== undefined) return n.reservedUnallocatedBytes;
+  if (n.reservedBytes !== undefined && n.allocatedBytes !== undefined) return Math.max(0, n.reservedBytes - n.allocatedBytes);
+  return undefined;
+}
+
+/**
+ * Share of the device that stranded cache must reach to call the failure fragmentation: below it,
+ * the cache is doing its job and the request simply does not fit.
+ */
+export const FRAGMENTATION_SHARE_OF_TOTAL = 0.02;
+
+/**
+ * Fragmentation: the cache already held, reserved but unallocated, at least the requested size
+ * (and a noticeable share of the device), yet had no block large enough. The allocator frees its
+ * unsplit cached blocks and retries before it reports OOM, so what is left is split blocks.
+ */
+export function isFragmentation(n: Numbers): boolean {
+  const stranded = strandedBytes(n);
+  if (stranded === undefined || n.requestedBytes === undefined) return false;
+  const total = n.deviceTotalBytes ?? 0;
+  return stranded >= n.requestedBytes && stranded >= total * FRAGMENTATION_SHARE_OF_TOTAL;
+}
+
+export interface AllocatorPlatform {
+  signature: string;
+  platform: Platform;
+  /** How the platform is named in prose: "CUDA", "HIP", "XPU", "NPU". */
+  label: string;
+  /** The allocator-config variable the platform reads (PYTORCH_CUDA_ALLOC_CONF, PYTORCH_NPU_ALLOC_CONF, ...). */
+  allocConfVar: string;
+  /** Whether the platform's allocator offers expandable segments, and any caveat to print with it. */
+  expandableSegments: { supported: boolean; note?: string };
+}
+
+/** The verdict-ready finding for one allocator OOM message on a given platform. */
+export function allocatorFinding(msg: AllocatorMessage, p: AllocatorPlatform, rank: number | undefined): Finding {
+  const n = msg.numbers;
+  const fragmented = isFragmentation(n);
+  const stranded = strandedBytes(n);
+  const requested = n.requestedBytes ?? 0;
+  const where = msg.device !== undefined ? ` on ${msg.deviceWord ?? 'device'} ${msg.device}` : '';
+  const summary =
+    `${p.label} out of memory${where}: ${formatBytes(requested)} requested` +
+    (n.freeBytes !== undefined ? `, ${formatBytes(n.freeBytes)} free` : '') +
+    (n.deviceTotalBytes !== undefined ? ` of ${formatBytes(n.deviceTotalBytes)}` : '');
+  const parts: string[] = [];
+  if (fragmented) {
+    parts.push(
+      `The cache held ${formatBytes(stranded ?? 0)} reserved but unallocated, at least the ${formatBytes(requested)} requested, ` +
+        `yet no cached block was large enough: the memory is split into pieces (fragmentation).`,
+    );
+  } else {
+    parts.push(`The request for ${formatBytes(requested)} did not fit in what the device had left.`);
+  }
+  if (n.allocatedBytes !== undefined) parts.push(`Live tensors held ${formatBytes(n.allocatedBytes)}.`);
+  if (n.processInUseBytes !== undefined && n.allocatedBytes !== undefined) {
+    const outside = n.processInUseBytes - n.allocatedBytes - (stranded ?? 0);
+    if (outside > 0) parts.push(`${formatBytes(outside)} of this process's memory is outside the allocator (context, libraries, NCCL).`);
+  }
+  if (msg.privatePoolBytes) parts.push(`${formatBytes(msg.privatePoolBytes)} sits in CUDA-graph private pools, which other allocations cannot reuse.`);
+  if (n.allowedBytes !== undefined) parts.push(`A per-process limit of ${formatBytes(n.allowedBytes)} applied.`);
+  parts.push('The program could have caught torch.OutOfMemoryError and recovered (smaller batch, retry).');
+
+  const fixes: Fix[] = [];
+  const expandable = p.expandableSegments.supported ? expandableSegments(p.allocConfVar, stranded, p.expandableSegments.note ?? '') : undefined;
+  if (fragmented) {
+    if (expandable) fixes.push(expandable);
+    fixes.push(maxSplitSize(p.allocConfVar));
+  }
+  if (n.allowedBytes !== undefined && n.deviceTotalBytes !== undefined && n.allowedBytes < n.deviceTotalBytes) fixes.push(memoryFraction(n.allowedBytes));
+  if (n.deviceTotalBytes !== undefined && requested > n.deviceTotalBytes) fixes.push(singleAllocationTooLarge(requested, n.deviceTotalBytes));
+  if (msg.otherProcesses > 0) fixes.push(otherProcesses(msg.otherProcesses));
+  fixes.push(shrinkPeak());
+  if (n.processInUseBytes !== undefined && n.allocatedBytes !== undefined) {
+    const framework = n.allocatedBytes + (stranded ?? 0);
+    if (n.processInUseBytes - framework > Math.max(1024 ** 3, 0.1 * n.processInUseBytes)) fixes.push(nonFrameworkMemory(n.processInUseBytes, framework));
+  }
+  if (!fragmented && expandable && stranded !== undefined && stranded > 0) fixes.push(expandable);
+  return {
+    signature: p.signature,
+    role: 'failure',
+    kind: fragmented ? 'fragmentation' : 'catchable-oom',
+    platform: p.platform,
+    catchable: true,
+    summary,
+    explanation: parts.join(' '),
+    ...(msg.device !== undefined && { device: msg.device }),
+    ...(rank !== undefined && { rank }),
+    numbers: n,
+    fixes,
+  };
+}

@@ -1,0 +1,16 @@
+/**
+ * Every signature set, one file per platform. Order matters only where two sets could claim the
+ * same line: the more specific set comes first (NPU/XPU/ROCm before the generic CUDA wording,
+ * TensorFlow's GPU and CPU variants before XLA's RESOURCE_EXHAUSTED).
+ */
+import { signatures as cpu } from './cpu';
+import { signatures as cuda } from './cuda';
+import { signatures as gaudi } from './gaudi';
+import { signatures as mps } from './mps';
+import { signatures as npu } from './npu';
+import { signatures as rocm } from './rocm';
+import type { Signature } from './types';
+import { signatures as xla } from './xla-tpu';
+import { signatures as xpu } from './xpu';
+
+export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ...gaudi, ...mps, ...cuda, ...cpu, ...xla];

@@ -1,0 +1,86 @@
+/**
+ * NPUs: Ascend torch_npu's caching allocator ("NPU out of memory. Tried to allocate ... (NPU 3; ...
+ * current active; ...)", and CANN's EL0004), and FuriosaAI RNGD's allocator (seed 003: "failed to
+ * allocate N bytes on DRAM_SHARED" with "capacity: 0", a race on a process-global memory-type flag).
+ */
+import { formatBytes } from '../../format';
+import { processWideLock, shrinkPeak } from '../fixes';
+import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
+import type { Signature } from './types';
+
+const ASCEND: AllocatorPlatform = {
+  signature: 'npu-caching-allocator',
+  platform: 'npu',
+  label: 'NPU',
+  allocConfVar: 'PYTORCH_NPU_ALLOC_CONF',
+  expandableSegments: { supported: true, note: ' (needs Ascend HDK 23.0.0 or later).' },
+};
+
+const cachingAllocator: Signature = {
+  id: ASCEND.signature,
+  platform: 'npu',
+  needles: ['NPU out of memory', '(NPU '],
+  match(line) {
+    const msg = parseAllocatorMessage(line.content);
+    if (!msg || (msg.api !== 'NPU' && msg.deviceWord !== 'NPU')) return undefined;
+    return allocatorFinding(msg, ASCEND, line.rank);
+  },
+};
+
+const ascendRuntime: Signature = {
+  id: 'ascend-memory-allocation-failure',
+  platform: 'npu',
+  needles: ['EL0004', 'Memory_Allocation_Failure'],
+  match(line) {
+    return {
+      signature: 'ascend-memory-allocation-failure',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'npu',
+      catchable: true,
+      summary: 'Ascend NPU memory allocation failure (EL0004)',
+      explanation: 'The CANN runtime could not allocate device memory outside the caching allocator.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [shrinkPeak()],
+    };
+  },
+};
+
+const RNGD_FAILED = /failed to allocate (\d+) bytes on (DRAM_SHARED|DRAM)/;
+const RNGD_REQUIRED = /Failed to alloc dram shared, required: (\d+)/;
+
+/** FuriosaAI RNGD. With capacity 0 the pool does not exist on this card: the allocation was misrouted. */
+const rngd: Signature = {
+  id: 'rngd-dram-allocation',
+  platform: 'npu',
+  needles: ['on DRAM_SHARED', 'Failed to alloc dram shared', 'bytes on DRAM'],
+  match(line) {
+    const failed = RNGD_FAILED.exec(line.content);
+    const required = RNGD_REQUIRED.exec(line.content);
+    if (!failed && !required) return undefined;
+    const requested = Number((failed ?? required)![1]);
+    const capacity = /capacity: (\d+)/.exec(line.content);
+    const shared = !failed || failed[2] === 'DRAM_SHARED';
+    const zeroCapacity = capacity?.[1] === '0' || shared;
+    return {
+      signature: 'rngd-dram-allocation',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'npu',
+      catchable: true,
+      summary: `RNGD could not allocate ${formatBytes(requested)} on ${shared ? 'DRAM_SHARED' : 'DRAM'}`,
+      explanation: zeroCapacity
+        ? 'DRAM_SHARED has no capacity on a single-chip card, so nothing should be placed there: the allocation was routed to the wrong pool. ' +
+          'furiosa-torch keeps the memory type in one process-global flag that every compiled-graph call switches to DRAM_SHARED for a moment; ' +
+          'a device allocation from another thread at that moment fails. It looks like an OOM but is a race.'
+        : 'The RNGD device DRAM pool had no room for the request.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: { requestedBytes: requested, ...(capacity && { deviceTotalBytes: Number(capacity[1]) }) },
+      fixes: zeroCapacity ? [processWideLock, shrinkPeak()] : [shrinkPeak()],
+      facts: { group: 'rngd-dram' },
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime, rngd];

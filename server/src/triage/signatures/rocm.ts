@@ -1,0 +1,102 @@
+/**
+ * AMD ROCm: PyTorch's hipified caching allocator ("HIP out of memory"), HIP runtime OOM statuses,
+ * and the HSA runtime aborting the process from its queue callback (seed 000: an RCCL collective on
+ * a device full of PyTorch cache dies with HSA_STATUS_ERROR_OUT_OF_RESOURCES instead of raising).
+ */
+import { formatBytes } from '../../format';
+import { emptyCacheBeforeCollectives, shrinkPeak } from '../fixes';
+import { SIZE, toBytes } from '../sizes';
+import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
+import { joinNext } from './cuda';
+import type { Finding, Signature } from './types';
+
+/** The variable name the message itself suggests: builds differ (PYTORCH_HIP_ALLOC_CONF or PYTORCH_CUDA_ALLOC_CONF). */
+const SUGGESTED_VAR = /(PYTORCH_(?:HIP|CUDA)_ALLOC_CONF)=expandable_segments/;
+
+const cachingAllocator: Signature = {
+  id: 'hip-caching-allocator',
+  platform: 'rocm',
+  needles: ['HIP out of memory'],
+  match(line) {
+    const msg = parseAllocatorMessage(line.content);
+    if (!msg || msg.api !== 'HIP') return undefined;
+    const platform: AllocatorPlatform = {
+      signature: 'hip-caching-allocator',
+      platform: 'rocm',
+      label: 'HIP',
+      allocConfVar: SUGGESTED_VAR.exec(line.content)?.[1] ?? 'PYTORCH_HIP_ALLOC_CONF',
+      expandableSegments: {
+        supported: true,
+        note: ' On ROCm this needs PyTorch 2.11+ with ROCm 7.0+; older builds ignore it ("expandable_segments not supported on this platform"), so use max_split_size_mb there.',
+      },
+    };
+    return allocatorFinding(msg, platform, line.rank);
+  },
+};
+
+/** An out-of-memory status from the HIP runtime (any language binding). */
+const runtimeOom: Signature = {
+  id: 'hip-runtime-oom',
+  platform: 'rocm',
+  needles: ['hipErrorOutOfMemory', 'HIP error: out of memory', 'HIP_ERROR_OutOfMemory'],
+  match(line) {
+    const size = /failed to allocate .*?\((\d+) bytes\)/.exec(line.content);
+    return {
+      signature: 'hip-runtime-oom',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'rocm',
+      catchable: true,
+      summary: 'HIP runtime out of memory (hipErrorOutOfMemory)' + (size ? `: ${formatBytes(Number(size[1]))} requested` : ''),
+      explanation:
+        'A HIP runtime call returned hipErrorOutOfMemory outside the caching allocator (a kernel launch, a library workspace, host-pinned memory). ' +
+        'It is reported as an exception, so the program could catch it; memory cached by the framework is not available to the runtime.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: size ? { requestedBytes: Number(size[1]) } : {},
+      fixes: [shrinkPeak(), { id: 'empty-cache', title: 'Release the cache before the failing call: torch.cuda.empty_cache()', rationale: 'Memory cached by PyTorch is not available to the HIP runtime and libraries.', snippet: 'torch.cuda.empty_cache()' }],
+    };
+  },
+};
+
+const FREE_MEM = new RegExp(String.raw`Available Free mem\s*:\s*${SIZE}`);
+
+/**
+ * The HSA runtime aborting the process from a queue callback (rocdevice.cpp): no exception reaches
+ * Python. With HSA_STATUS_ERROR_OUT_OF_RESOURCES (0x1008) the device ran out of memory, typically
+ * inside a collective while PyTorch's cache held the memory (ROCm/hip#3253, seed 000).
+ */
+const hsaAbort: Signature = {
+  id: 'hsa-runtime-abort',
+  platform: 'rocm',
+  needles: ['HSA_STATUS_ERROR_OUT_OF_RESOURCES', 'callbackQueue aborting', 'Aborting with error'],
+  match(line) {
+    const text = joinNext(line, 3);
+    const outOfResources = /HSA_STATUS_ERROR_OUT_OF_RESOURCES|0x1008/.test(text);
+    const status = /status: (0x[0-9a-f]+)/i.exec(line.content)?.[1];
+    const free = FREE_MEM.exec(text);
+    const freeBytes = free ? toBytes(free[1]!, free[2]!) : undefined;
+    const numbers: Finding['numbers'] = freeBytes !== undefined ? { freeBytes } : {};
+    return {
+      signature: 'hsa-runtime-abort',
+      role: 'failure',
+      kind: 'runtime-abort',
+      platform: 'rocm',
+      catchable: false,
+      summary: outOfResources
+        ? 'ROCm runtime aborted the process: device out of resources (HSA_STATUS_ERROR_OUT_OF_RESOURCES)' + (freeBytes !== undefined ? `, ${formatBytes(freeBytes)} free` : '')
+        : `ROCm runtime aborted the process from its queue callback${status ? ` (status ${status})` : ''}`,
+      explanation: outOfResources
+        ? 'The HSA runtime hit out-of-memory on one of its own threads (a queue callback, often during an RCCL collective) and called abort(): ' +
+          'no Python exception, no chance for PyTorch to free its cache and retry. Memory PyTorch had cached but not used was reclaimable the whole time. ' +
+          'HIP_SKIP_ABORT_ON_GPU_ERROR does not prevent it.'
+        : 'The HSA runtime reported a fatal queue error and aborted the process; no exception reaches the program.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers,
+      fixes: outOfResources ? [emptyCacheBeforeCollectives, shrinkPeak()] : [{ id: 'hsa-debug', title: 'Rerun with AMD_LOG_LEVEL=4 and AMD_SERIALIZE_KERNEL=3 to see the failing kernel', rationale: 'Queue errors are asynchronous; serialized kernels point at the culprit.', snippet: 'export AMD_LOG_LEVEL=4 AMD_SERIALIZE_KERNEL=3' }],
+      extraLines: [1, 2, 3].filter((k) => /HSA_STATUS|Code: 0x|Available Free mem/.test(line.next(k) ?? '')),
+      facts: { group: 'hsa-abort' },
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [cachingAllocator, hsaAbort, runtimeOom];

@@ -1,0 +1,92 @@
+/**
+ * The contract between the triage engine and the per-platform signature files. A signature reads
+ * one log line (plus the few lines after it and the traceback before it) and, when the line is a
+ * failure it knows, returns a {@link Finding}: what happened, on which platform, with the numbers
+ * exactly as printed (in bytes) and the fixes that fit those numbers.
+ */
+import type { Fix, Platform, SourceFrame, Verdict, VerdictKind } from '../../protocol';
+
+export type NumberField =
+  | 'requestedBytes'
+  | 'deviceTotalBytes'
+  | 'freeBytes'
+  | 'allocatedBytes'
+  | 'reservedBytes'
+  | 'reservedUnallocatedBytes'
+  | 'processInUseBytes'
+  | 'allowedBytes';
+
+export const NUMBER_FIELDS: readonly NumberField[] = [
+  'requestedBytes',
+  'deviceTotalBytes',
+  'freeBytes',
+  'allocatedBytes',
+  'reservedBytes',
+  'reservedUnallocatedBytes',
+  'processInUseBytes',
+  'allowedBytes',
+];
+
+export type Numbers = Partial<Pick<Verdict, NumberField>>;
+
+/**
+ * How a finding takes part in grouping and cascades:
+ * - `failure`: a failure of its own (an OOM, an abort, a crash); identical repeats merge.
+ * - `timeout`: a collective that timed out (watchdog); all of a log's timeouts are one hang.
+ * - `stuck`: the watchdog itself stuck or the heartbeat monitor firing; a consequence of a timeout.
+ * - `host-kill`: the kernel or the launcher killing a process; all of them are one host OOM.
+ * - `nccl-error`: the Python-side error NCCL raises; joins the collective OOM it reports, if any.
+ * - `after-timeout`: a failure that is known to follow a timeout (the bogus "more than 1EB" OOM).
+ */
+export type Role = 'failure' | 'timeout' | 'stuck' | 'host-kill' | 'nccl-error' | 'after-timeout';
+
+export interface Finding {
+  /** Signature id, e.g. `cuda-caching-allocator`. */
+  signature: string;
+  role: Role;
+  kind: VerdictKind;
+  platform: Platform;
+  catchable: boolean;
+  summary: string;
+  explanation: string;
+  device?: number;
+  rank?: number;
+  numbers: Numbers;
+  fixes: Fix[];
+  /** Offsets of further lines that belong to the evidence (1 = the next line). */
+  extraLines?: number[];
+  /** Signature facts the engine reads for grouping (e.g. `seq` of a timed-out collective). */
+  facts?: Readonly<Record<string, string | number>>;
+}
+
+/** One line of the log as a signature sees it, with access to its neighbours. */
+export interface LineView {
+  /** The line without rank prefix, colour codes and CR. */
+  readonly content: string;
+  /** The whole line without colour codes and CR (rank prefix kept), as evidence shows it. */
+  readonly text: string;
+  /** 1-based line number in the input. */
+  readonly lineNumber: number;
+  /** The rank named by the line's prefix, when it has one. */
+  readonly rank?: number;
+  /** Content of the k-th following line (1-based, up to the engine's look-ahead), or undefined. */
+  next(k: number): string | undefined;
+  /** Content of the k-th preceding line (1-based, within the engine's history), or undefined. */
+  previous(k: number): string | undefined;
+  /** The rank prefix of the k-th preceding line, if it has one. */
+  previousRank(k: number): number | undefined;
+  /** The Python frames of the traceback printed just before this line, outermost first. */
+  frames(): SourceFrame[];
+}
+
+export interface Signature {
+  /** Stable id; also the rule id shown with diagnostics. */
+  id: string;
+  platform: Platform;
+  /**
+   * Literal substrings, at least one of which every line this signature matches contains. The
+   * engine scans the log for the union of all needles and calls `match` only on those lines.
+   */
+  needles: readonly string[];
+  match(line: LineView): Finding | undefined;
+}

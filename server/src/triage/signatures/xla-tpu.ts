@@ -1,0 +1,91 @@
+/**
+ * XLA runtimes (JAX, torch_xla, TensorFlow/XLA) on TPUs and GPUs: RESOURCE_EXHAUSTED at run time
+ * ("Out of memory while trying to allocate N bytes", "Failed to allocate request for X (NB) on
+ * device ordinal N") and at compile time ("Ran out of memory in memory space hbm. Used X of Y hbm.").
+ * XLA prints sizes with bare binary suffixes (G = GiB).
+ */
+import { formatBytes } from '../../format';
+import { shrinkPeak } from '../fixes';
+import { SIZE, toBytes } from '../sizes';
+import type { Finding, Signature } from './types';
+
+const RUNTIME = /Out of memory (?:while trying to allocate|allocating) (\d+) bytes/;
+const REQUEST = /Failed to allocate request for [^(]*\((\d+)B\)(?: on device ordinal (\d+))?/;
+const COMPILE = new RegExp(String.raw`Ran out of memory in memory space (\w+)\. Used ${SIZE} of ${SIZE}`);
+
+const remat = {
+  id: 'xla-remat',
+  title: 'Rematerialize: wrap the largest blocks in jax.checkpoint (torch_xla: gradient checkpointing), or lower the per-device batch',
+  rationale: 'XLA keeps every activation of the compiled step live unless told to recompute it.',
+};
+const shard = {
+  id: 'xla-shard',
+  title: 'Shard parameters and optimizer state across devices (FSDP-style sharding over the mesh)',
+  rationale: 'Replicated state costs its full size on every device.',
+};
+const gpuPool = {
+  id: 'xla-gpu-pool',
+  title: 'On GPU: XLA_PYTHON_CLIENT_PREALLOCATE=false or a larger XLA_PYTHON_CLIENT_MEM_FRACTION',
+  rationale: 'JAX preallocates 75% of the GPU by default; other processes, or a second JAX process, get what is left.',
+  snippet: 'export XLA_PYTHON_CLIENT_PREALLOCATE=false',
+};
+
+const resourceExhausted: Signature = {
+  id: 'xla-resource-exhausted',
+  platform: 'xla-tpu',
+  needles: ['RESOURCE_EXHAUSTED', 'Resource exhausted: Out of memory', 'Ran out of memory in memory space'],
+  match(line) {
+    const c = line.content;
+    if (c.includes('OOM when allocating tensor')) return undefined;
+    const numbers: Finding['numbers'] = {};
+    let device: number | undefined;
+    let summary: string;
+    let explanation: string;
+    const fixes = [remat, shard];
+    const compile = COMPILE.exec(c);
+    const runtime = RUNTIME.exec(c);
+    const request = REQUEST.exec(c);
+    if (compile) {
+      const used = toBytes(compile[2]!, compile[3]!);
+      const capacity = toBytes(compile[4]!, compile[5]!);
+      if (used !== undefined) numbers.requestedBytes = used;
+      if (capacity !== undefined) numbers.deviceTotalBytes = capacity;
+      summary = `XLA compile-time OOM in ${compile[1]}: the program needs ${formatBytes(used ?? 0)} of ${formatBytes(capacity ?? 0)}`;
+      explanation =
+        `The compiler's buffer assignment for the whole step exceeds the device's ${compile[1]} before anything runs. ` +
+        (compile[1] === 'vmem'
+          ? 'VMEM is the TPU core\'s on-chip scratch memory: one fused op (often a large matmul or attention tile) is too big, not the model as a whole.'
+          : 'Parameters, optimizer state and live activations of the step together do not fit.');
+      if (compile[1] === 'vmem') fixes.splice(0, 2, { id: 'xla-smaller-tiles', title: 'Shrink the fused op: smaller block sizes in custom kernels, or split the op (e.g. chunked attention)', rationale: 'VMEM holds the tiles of one kernel, so only the op\'s own size matters.' });
+    } else if (runtime || request) {
+      const bytes = Number((runtime ?? request)![1]);
+      numbers.requestedBytes = bytes;
+      if (request?.[2] !== undefined) device = Number(request[2]);
+      summary = `XLA out of memory: ${formatBytes(bytes)} requested` + (device !== undefined ? ` on device ${device}` : '');
+      explanation =
+        'The XLA runtime could not allocate a buffer on the device while running a compiled step. XlaRuntimeError can be caught; ' +
+        'the step\'s live buffers do not fit in what the device (or the preallocated pool) has left.';
+      fixes.push(gpuPool);
+    } else {
+      if (!/RESOURCE_EXHAUSTED|Resource exhausted/.test(c) || !/memory|allocat/i.test(c)) return undefined;
+      summary = 'XLA out of memory (RESOURCE_EXHAUSTED)';
+      explanation = 'An XLA runtime reported RESOURCE_EXHAUSTED for memory.';
+    }
+    return {
+      signature: 'xla-resource-exhausted',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'xla-tpu',
+      catchable: true,
+      summary,
+      explanation,
+      ...(device !== undefined && { device }),
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers,
+      fixes: [...fixes, shrinkPeak()],
+      extraLines: [1, 2].filter((k) => /Exceeded \w+ capacity|BufferAssignment OOM/.test(line.next(k) ?? '')),
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [resourceExhausted];

@@ -1,0 +1,187 @@
+/**
+ * Findings -> verdicts. Repeats of one failure merge (the same OOM printed by a logger twice, a
+ * collective timeout reported by 64 ranks, dmesg and the shell both reporting a kill), and the
+ * cascade is ordered: the root failure first, its consequences after it with `causedBy`.
+ *
+ * Cascade rules, from how distributed jobs fail:
+ * - a collective timeout (hang) is a consequence of a failure on some rank, preferring a memory
+ *   failure: the failed rank never reached the collective the others wait in;
+ * - the watchdog getting stuck follows the timeout (or, without one, the failure);
+ * - an absurd request ("more than 1EB") follows the timeout that corrupted its size;
+ * - NCCL's Python-side error joins the collective OOM it reports (or the hang it belongs to).
+ */
+import type { Evidence, Fix, Platform, SourceFrame, Verdict, VerdictKind } from '../protocol';
+import { userFrames } from './frames';
+import { agreeOnFailure } from './fixes';
+import { NUMBER_FIELDS, type Finding, type LineView, type Numbers } from './signatures/types';
+
+/** Evidence lines kept per verdict; the rest are counted. */
+const MAX_EVIDENCE = 12;
+/** Distinct failures kept per log; a log with more is summarized by its first ones. */
+const MAX_GROUPS = 200;
+const MAX_EVIDENCE_TEXT = 500;
+
+const MEMORY_KINDS: ReadonlySet<VerdictKind> = new Set(['catchable-oom', 'fragmentation', 'collective-oom', 'runtime-abort', 'host-oom']);
+
+interface Group {
+  key: string;
+  finding: Finding;
+  numbers: Numbers;
+  device?: number;
+  rank?: number;
+  ranks: Set<number>;
+  frames: SourceFrame[];
+  evidence: Evidence[];
+  occurrences: number;
+}
+
+function evidenceLine(line: number, text: string): Evidence {
+  const trimmed = text.trim();
+  return { line, text: trimmed.length > MAX_EVIDENCE_TEXT ? `${trimmed.slice(0, MAX_EVIDENCE_TEXT - 3)}...` : trimmed };
+}
+
+function groupKey(f: Finding): string {
+  switch (f.role) {
+    case 'timeout':
+    case 'stuck':
+    case 'host-kill':
+    case 'nccl-error':
+    case 'after-timeout':
+      return f.role;
+    case 'failure': {
+      const group = f.facts?.group;
+      if (typeof group === 'string') return group;
+      return JSON.stringify([f.signature, f.rank, f.device, f.numbers]);
+    }
+  }
+}
+
+/** Collects findings while the engine scans; memory stays bounded by distinct failures. */
+export class FindingSink {
+  private readonly groups = new Map<string, Group>();
+  private dropped = 0;
+
+  add(finding: Finding, line: LineView): void {
+    const key = groupKey(finding);
+    const evidence = [evidenceLine(line.lineNumber, line.text)];
+    for (const k of finding.extraLines ?? []) {
+      const text = line.next(k);
+      if (text !== undefined) evidence.push(evidenceLine(line.lineNumber + k, text));
+    }
+    const existing = this.groups.get(key);
+    if (existing) {
+      existing.occurrences++;
+      for (const field of NUMBER_FIELDS) if (existing.numbers[field] === undefined && finding.numbers[field] !== undefined) existing.numbers[field] = finding.numbers[field];
+      existing.device ??= finding.device;
+      existing.rank ??= finding.rank;
+      if (finding.rank !== undefined) existing.ranks.add(finding.rank);
+      for (const e of evidence) if (existing.evidence.length < MAX_EVIDENCE && !existing.evidence.some((x) => x.line === e.line)) existing.evidence.push(e);
+      if (existing.frames.length === 0 && finding.role !== 'timeout') existing.frames = line.frames();
+      return;
+    }
+    if (this.groups.size >= MAX_GROUPS) {
+      this.dropped++;
+      return;
+    }
+    this.groups.set(key, {
+      key,
+      finding,
+      numbers: { ...finding.numbers },
+      ...(finding.device !== undefined && { device: finding.device }),
+      ...(finding.rank !== undefined && { rank: finding.rank }),
+      ranks: new Set(finding.rank !== undefined ? [finding.rank] : []),
+      frames: finding.role === 'timeout' || finding.role === 'stuck' ? [] : line.frames(),
+      evidence: evidence.slice(0, MAX_EVIDENCE),
+      occurrences: 1,
+    });
+  }
+
+  /** Failures that were not kept because the log had more than MAX_GROUPS distinct ones. */
+  get droppedFailures(): number {
+    return this.dropped;
+  }
+
+  verdicts(): Verdict[] {
+    const groups = [...this.groups.values()];
+    const byRole = (role: Finding['role']): Group | undefined => groups.find((g) => g.finding.role === role);
+    const timeout = byRole('timeout');
+    const stuck = byRole('stuck');
+    const afterTimeout = byRole('after-timeout');
+    const ncclError = byRole('nccl-error');
+    const failures = groups.filter((g) => g.finding.role === 'failure' || g.finding.role === 'host-kill');
+    const memoryRoot = failures.find((g) => MEMORY_KINDS.has(g.finding.kind)) ?? failures[0];
+
+    const live = groups.filter((g) => g !== ncclError);
+    if (ncclError) {
+      const host = failures.find((g) => g.finding.kind === 'collective-oom') ?? timeout;
+      if (host) absorb(host, ncclError);
+      else live.push(ncclError);
+    }
+
+    const cause = new Map<Group, Group>();
+    if (timeout && memoryRoot) cause.set(timeout, memoryRoot);
+    const stuckCause = timeout ?? memoryRoot;
+    if (stuck && stuckCause) cause.set(stuck, stuckCause);
+    if (afterTimeout && timeout) cause.set(afterTimeout, timeout);
+
+    const roots = live.filter((g) => !cause.has(g));
+    const consequences = live.filter((g) => cause.has(g));
+    const ordered = [...roots, ...consequences];
+    const index = new Map(ordered.map((g, i) => [g, i]));
+    return ordered.map((g) => {
+      const root = cause.get(g);
+      return toVerdict(g, root, root !== undefined ? index.get(root) : undefined);
+    });
+  }
+}
+
+function absorb(into: Group, from: Group): void {
+  for (const e of from.evidence) if (into.evidence.length < MAX_EVIDENCE) into.evidence.push(e);
+  into.evidence.sort((a, b) => a.line - b.line);
+  if (into.frames.length === 0) into.frames = from.frames;
+  into.rank ??= from.rank;
+}
+
+function toVerdict(g: Group, root: Group | undefined, causedBy: number | undefined): Verdict {
+  const f = g.finding;
+  let platform: Platform = f.platform;
+  // A hang's own lines come from ProcessGroupNCCL on every platform; the root names the hardware.
+  if (root && f.platform === 'cuda' && root.finding.platform !== 'cpu' && root.finding.platform !== 'cuda') platform = root.finding.platform;
+  let summary = f.summary;
+  let explanation = f.explanation;
+  let fixes: Fix[] = f.fixes;
+  if (f.role === 'timeout' && g.ranks.size > 1) {
+    const ranks = [...g.ranks].sort((a, b) => a - b);
+    summary += ` (reported by ${ranks.length} ranks)`;
+    explanation += ` Ranks reporting it: ${ranks.join(', ')}.`;
+  }
+  if (root) {
+    const where = root.rank !== undefined ? ` on rank ${root.rank}` : '';
+    explanation += ` Here it follows the ${root.finding.kind} failure${where} (line ${root.evidence[0]?.line ?? '?'}): ${root.finding.summary}.`;
+    if (MEMORY_KINDS.has(root.finding.kind) && f.kind === 'hang') fixes = [agreeOnFailure, ...fixes.filter((x) => x.id !== agreeOnFailure.id)];
+  }
+  if (g.occurrences > 1 && f.role === 'failure') explanation += ` Printed ${g.occurrences} times.`;
+  const verdict: Verdict = {
+    kind: f.kind,
+    platform,
+    catchable: f.catchable,
+    summary,
+    explanation,
+    userFrames: userFrames(g.frames),
+    fixes: dedupeFixes(fixes),
+    evidence: g.evidence,
+  };
+  if (g.device !== undefined) verdict.device = g.device;
+  if (g.rank !== undefined) verdict.rank = g.rank;
+  for (const field of NUMBER_FIELDS) {
+    const value = g.numbers[field];
+    if (value !== undefined) verdict[field] = value;
+  }
+  if (causedBy !== undefined) verdict.causedBy = causedBy;
+  return verdict;
+}
+
+function dedupeFixes(fixes: readonly Fix[]): Fix[] {
+  const seen = new Set<string>();
+  return fixes.filter((fix) => !seen.has(fix.id) && seen.add(fix.id));
+}
