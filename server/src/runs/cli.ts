@@ -130,6 +130,7 @@ async function runCommand(args: string[]): Promise<number> {
       python: values.python ?? process.env['HEADROOM_PYTHON'] ?? 'python3',
       env: parseEnv(values.env),
       args: probeArgs,
+      cwd: process.cwd(),
     },
     listener,
   );

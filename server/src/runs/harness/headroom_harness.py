@@ -126,6 +126,25 @@ def init_distributed(timeout_s=1800):
     return dist
 
 
+def allocator_settings(settings):
+    """Sets PYTORCH_CUDA_ALLOC_CONF (also read by ROCm builds) before torch loads; returns the string."""
+    if "torch" in sys.modules:
+        raise RuntimeError("allocator settings must be applied before torch is imported")
+    if settings:
+        os.environ["PYTORCH_CUDA_ALLOC_CONF"] = settings
+        evidence("allocator settings: PYTORCH_CUDA_ALLOC_CONF=%s" % settings)
+    return settings
+
+
+def memory_state():
+    """Device free, reserved, allocated and reclaimable bytes right now (CUDA/ROCm)."""
+    import torch
+    free, total = torch.cuda.mem_get_info()
+    reserved, allocated = torch.cuda.memory_reserved(), torch.cuda.memory_allocated()
+    return {"deviceFreeBytes": free, "deviceTotalBytes": total, "reservedBytes": reserved,
+            "allocatedBytes": allocated, "reclaimableBytes": reserved - allocated}
+
+
 def require_gpu(reason):
     """Ends the rank with a clear `error` result when there is no GPU (the probe means nothing on CPU)."""
     import torch
