@@ -45,6 +45,9 @@ done
 # A free TCP port on 127.0.0.1 (asked of the kernel), unless one was chosen in an earlier start.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 alive() { [[ -f "$1" ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# Daemons must not inherit the lock (fd 9: they would hold it forever) nor the caller's stdout
+# (a test runner reading it would wait for an EOF that never comes); they write their own logs.
+daemon() { "$@" </dev/null >/dev/null 2>&1 9>&-; }
 remember_port() { # NAME FILE
   [[ -s "$2" ]] || free_port >"$2"
   cat "$2"
@@ -101,7 +104,7 @@ if alive "${SSH_DIR}/sshd.pid"; then
   log "sshd already running (pid $(cat "${SSH_DIR}/sshd.pid"), port ${ssh_port})"
 else
   # If this fails: `/usr/sbin/sshd -t -f .e2e/hosts/ssh/sshd_config` prints the config error.
-  /usr/sbin/sshd -f "${SSH_DIR}/sshd_config" -E "${SSH_DIR}/sshd.log"
+  daemon /usr/sbin/sshd -f "${SSH_DIR}/sshd_config" -E "${SSH_DIR}/sshd.log"
   for _ in $(seq 50); do alive "${SSH_DIR}/sshd.pid" && break; sleep 0.1; done
   alive "${SSH_DIR}/sshd.pid" || die "sshd did not start; see ${SSH_DIR}/sshd.log"
   log "sshd started (pid $(cat "${SSH_DIR}/sshd.pid"), port ${ssh_port})"
@@ -119,7 +122,7 @@ if alive "${MUNGE_DIR}/munged.pid"; then
   log "munged already running (pid $(cat "${MUNGE_DIR}/munged.pid"))"
 else
   # --force: munged otherwise refuses to run as root; the key and socket stay in the state dir.
-  /usr/sbin/munged --force --socket="${munge_socket}" --key-file="${MUNGE_DIR}/munge.key" \
+  daemon /usr/sbin/munged --force --socket="${munge_socket}" --key-file="${MUNGE_DIR}/munge.key" \
     --pid-file="${MUNGE_DIR}/munged.pid" --log-file="${MUNGE_DIR}/munged.log" --seed-file="${MUNGE_DIR}/munged.seed"
   for _ in $(seq 50); do [[ -S "${munge_socket}" ]] && break; sleep 0.1; done
   [[ -S "${munge_socket}" ]] || die "munged did not start; see ${MUNGE_DIR}/munged.log"
@@ -173,13 +176,13 @@ if alive "${SLURM_DIR}/slurmctld.pid"; then
   log "slurmctld already running (pid $(cat "${SLURM_DIR}/slurmctld.pid"))"
 else
   # -c: start clean (no jobs or node state left over from an earlier start of this state dir).
-  /usr/sbin/slurmctld -c -f "${SLURM_CONF}"
+  daemon /usr/sbin/slurmctld -c -f "${SLURM_CONF}"
   log 'slurmctld started'
 fi
 if alive "${SLURM_DIR}/slurmd.pid"; then
   log "slurmd already running (pid $(cat "${SLURM_DIR}/slurmd.pid"))"
 else
-  /usr/sbin/slurmd -f "${SLURM_CONF}"
+  daemon /usr/sbin/slurmd -f "${SLURM_CONF}"
   log 'slurmd started'
 fi
 
