@@ -18,6 +18,10 @@ interface CommandEntry {
 const commands: Record<string, CommandEntry> = {
   triage: { usage: 'headroom triage FILE... [--json]', run: triage.triageCommand },
   snapshot: { usage: 'headroom snapshot FILE [--json]', run: replay.snapshotCommand },
+  replay: {
+    usage: 'headroom replay SNAPSHOT [--settings "<PYTORCH_CUDA_ALLOC_CONF>"]... [--capacity BYTES] [--json] | --fit SNAPSHOT [--settings S]... [--json]',
+    run: replay.replayCommand,
+  },
   repro: {
     usage: 'headroom repro list [--json] | run PROBE --target local [--variant V]... [--repeat N] [--ranks N] [--json] | runs | show RUN-ID',
     run: runs.reproCommand,

@@ -1,0 +1,83 @@
+/**
+ * What-if replay of a PyTorch memory snapshot: the native simulator of the CUDA caching allocator
+ * replays the recorded allocation requests under other allocator settings and capacities.
+ */
+import { loadNative, type ReplayDeviceResult, type ReplayFrame, type ReplayReport, type ReplayVariantResult } from '../../../native/index';
+import { readSnapshotBytes } from './snapshotFile';
+
+/** `--fit` searches capacities in steps of this size. */
+export const FIT_GRANULARITY_BYTES = 64 * 1024 * 1024;
+
+export interface ReplayRequest {
+  /** PYTORCH_CUDA_ALLOC_CONF strings, one variant each; empty = the snapshot's own settings. */
+  settings: string[];
+  /** Applies to every variant; undefined = unlimited. */
+  capacityBytes?: number;
+  /** Search the smallest capacity without OOM instead of replaying at one. */
+  fit?: boolean;
+  timeline?: boolean;
+  deviceTotalBytes?: number;
+}
+
+/** The `headroom replay --json` shape (see docs/REPLAY.md). */
+export interface ReplayJson {
+  source: { events: number; devices: number; settings: string };
+  variants: ReplayVariantJson[];
+}
+
+export interface ReplayVariantJson {
+  settings: string;
+  capacityBytes: number | null;
+  reservedPeakBytes: number;
+  allocatedPeakBytes: number;
+  reservedUnallocatedAtPeakBytes: number;
+  segmentAllocs: number;
+  segmentFrees: number;
+  allocRetries: number;
+  ooms: number;
+  firstOom: null | { eventIndex: number; allocIndex: number; sizeBytes: number; frames: ReplayFrame[] };
+  /** Present for `--fit`: the capacity searched for is `capacityBytes`, in steps of this. */
+  fitGranularityBytes?: number;
+}
+
+/** Replays a snapshot file under each requested variant. */
+export async function replaySnapshotFile(path: string, request: ReplayRequest): Promise<ReplayReport> {
+  const bytes = await readSnapshotBytes(path);
+  const settings: (string | null)[] = request.settings.length > 0 ? request.settings : [null];
+  return loadNative().replaySnapshot(bytes, {
+    variants: settings.map((s) =>
+      request.fit
+        ? { settings: s, fitGranularityBytes: FIT_GRANULARITY_BYTES }
+        : { settings: s, capacityBytes: request.capacityBytes ?? null },
+    ),
+    timeline: request.timeline ?? false,
+    ...(request.deviceTotalBytes !== undefined ? { deviceTotalBytes: request.deviceTotalBytes } : {}),
+  });
+}
+
+function variantJson(v: ReplayVariantResult, fit: boolean): ReplayVariantJson {
+  const pick = (d: ReplayDeviceResult) => ({
+    reservedPeakBytes: d.reservedPeakBytes,
+    allocatedPeakBytes: d.allocatedPeakBytes,
+    reservedUnallocatedAtPeakBytes: d.reservedUnallocatedAtPeakBytes,
+    segmentAllocs: d.segmentAllocs,
+    segmentFrees: d.segmentFrees,
+    allocRetries: d.allocRetries,
+    ooms: d.ooms,
+    firstOom: d.firstOom,
+  });
+  return {
+    settings: v.settings,
+    capacityBytes: v.capacityBytes,
+    ...pick(v),
+    ...(fit ? { fitGranularityBytes: FIT_GRANULARITY_BYTES } : {}),
+  };
+}
+
+/** The report in the CLI's JSON contract (timelines and per-device detail left out). */
+export function toReplayJson(report: ReplayReport, fit = false): ReplayJson {
+  return {
+    source: { events: report.source.events, devices: report.source.devices, settings: report.source.settings },
+    variants: report.variants.map((v) => variantJson(v, fit)),
+  };
+}
