@@ -354,7 +354,13 @@ def analyze_hang(ranks, stacks):
 # Outcome of a finished cell
 
 TRACEBACK_START = "Traceback (most recent call last):"
-SIGNAL_NAMES = {getattr(signal, n): n for n in dir(signal) if n.startswith("SIG") and not n.startswith("SIG_")}
+
+
+def signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "signal %d" % number
 
 
 def last_traceback(text):
@@ -391,16 +397,16 @@ def classify(ranks, hang, evidence):
             continue
         log = r.log_text()
         if code is not None and code < 0:
-            name = SIGNAL_NAMES.get(-code, "signal %d" % -code)
-            evidence.append("rank %d was killed by %s" % (r.index, name))
+            evidence.append("rank %d was killed by %s" % (r.index, signal_name(-code)))
             tb = last_traceback(log)
             if tb:
                 stacks[str(r.index)] = tb
             worse("abort")
-        elif code not in (0, None) and not reported:
+        elif code not in (0, None):
             tb = last_traceback(log)
             if tb:
                 stacks[str(r.index)] = tb
+        if code not in (0, None) and code > 0 and not reported:
             last = tb.strip().splitlines()[-1] if tb else "no traceback"
             if re.search(r"out of memory|OutOfMemoryError", last, re.I):
                 evidence.append("rank %d raised an uncaught out-of-memory error: %s" % (r.index, last))
