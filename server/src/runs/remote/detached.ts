@@ -3,7 +3,7 @@
  *
  * A run lives in its own directory on the host. `launch` starts the command under `setsid nohup`
  * (a new session and process group, immune to the hang-up of the SSH session), with stdin from
- * /dev/null and stdout+stderr in `<name>.out`; a small fixed wrapper writes `<name>.pid` (the process
+ * /dev/null, stdout in `<name>.out` and stderr in `<name>.err`; a small fixed wrapper writes `<name>.pid` (the process
  * group id) before starting it and `<name>.exit` (its exit status) after. Nothing from the caller is
  * spliced into the wrapper's text: the name, directory and argv reach it as quoted positional
  * parameters.
@@ -52,7 +52,7 @@ export async function upload(shell: Shell, localDir: string, remoteDir: string):
 export interface LaunchSpec {
   /** The run directory on the host (absolute, or relative to the login directory). */
   dir: string;
-  /** Base name of the `.out`, `.pid` and `.exit` files. */
+  /** Base name of the `.out`, `.err`, `.pid` and `.exit` files. */
   name: string;
   /** The command, one argv entry per word. */
   argv: readonly string[];
@@ -86,7 +86,7 @@ export async function launch(shell: Shell, spec: LaunchSpec): Promise<number> {
     `cd -- ${quote(spec.dir)} || exit 3`,
     `rm -f -- ${quote(`${name}.pid`)} ${quote(`${name}.exit`)}`,
     `setsid nohup /bin/sh -c ${quote(WRAPPER)} headroom-run ${command([name, spec.cwd ?? '.', ...argv])}` +
-      ` </dev/null >>${quote(`${name}.out`)} 2>&1 &`,
+      ` </dev/null >>${quote(`${name}.out`)} 2>>${quote(`${name}.err`)} &`,
     // Wait (at most ~10 s) for the wrapper to record its group id, then print it.
     'i=0',
     `while [ ! -s ${quote(`${name}.pid`)} ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done`,

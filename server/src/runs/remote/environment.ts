@@ -24,11 +24,20 @@ export interface ConnectionReport {
  */
 export async function testConnection(
   shell: Shell,
-  options: { python: string; preflightSource: string; cwd?: string; env?: Readonly<Record<string, string>> },
+  options: {
+    python: string;
+    preflightSource: string;
+    cwd?: string;
+    env?: Readonly<Record<string, string>>;
+    /** Words that start the interpreter elsewhere, e.g. `srun ... --` to ask a compute node. */
+    launcher?: readonly string[];
+    /** The label of the report, when it is not the shell's (e.g. `slurm:gpu`). */
+    target?: string;
+  },
 ): Promise<ConnectionReport> {
   const started = Date.now();
   const env = Object.entries(options.env ?? {}).map(([k, v]) => `${k}=${v}`);
-  const words = [...(env.length > 0 ? ['env', ...env] : []), options.python, '-'];
+  const words = [...(options.launcher ?? []), ...(env.length > 0 ? ['env', ...env] : []), options.python, '-'];
   const cd = options.cwd !== undefined ? `cd -- ${command([options.cwd])} || exit 3\n` : '';
   const result = await shell.exec(`${cd}exec ${command(words)}`, { stdin: options.preflightSource, timeoutMs: 120_000 });
   const stdout = result.stdout.toString('utf8').trim();
@@ -48,7 +57,7 @@ export async function testConnection(
   }
   const { torchError, ...environment } = parsed;
   return {
-    target: shell.label,
+    target: options.target ?? shell.label,
     seconds: (Date.now() - started) / 1000,
     environment,
     ...(torchError !== undefined && { torchError }),

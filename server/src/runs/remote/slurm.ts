@@ -85,9 +85,9 @@ export function batchScript(argv: readonly string[], cwd: string): string {
   return ['#!/bin/sh', '# Written by Headroom: one reproducer run.', `cd -- ${quote(cwd)} || exit 3`, `exec ${command(argv)}`, ''].join('\n');
 }
 
-/** `sbatch --parsable ... SCRIPT`: prints the job id; the job's stdout and stderr go to `outputFile`. */
-export function sbatchArgv(settings: SlurmSettings, shape: AllocationShape, scriptPath: string, outputFile: string): string[] {
-  return ['sbatch', '--parsable', ...allocationArgs(settings, shape), `--output=${outputFile}`, `--error=${outputFile}`, scriptPath];
+/** `sbatch --parsable ... SCRIPT`: prints the job id; the job's stdout and stderr go to the two files. */
+export function sbatchArgv(settings: SlurmSettings, shape: AllocationShape, scriptPath: string, outputFile: string, errorFile: string): string[] {
+  return ['sbatch', '--parsable', ...allocationArgs(settings, shape), `--output=${outputFile}`, `--error=${errorFile}`, scriptPath];
 }
 
 /** Submits a batch script already on the host; returns the job id. */
