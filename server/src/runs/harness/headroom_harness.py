@@ -258,7 +258,9 @@ def _memory_sample():
     try:
         torch = sys.modules.get("torch")
         if torch is not None and torch.cuda.is_available() and torch.cuda.is_initialized():
-            free, _total = torch.cuda.mem_get_info()
+            # cudaMemGetInfo from this thread would break another thread's capture in global mode;
+            # probes that capture turn it off and keep the allocator's own counters (no CUDA call).
+            free = torch.cuda.mem_get_info()[0] if os.environ.get("HEADROOM_SAMPLE_DEVICE_FREE") != "0" else None
             return torch.cuda.memory_allocated(), torch.cuda.memory_reserved(), free
     except Exception:  # noqa: BLE001 -- sampling must never take the rank down
         pass

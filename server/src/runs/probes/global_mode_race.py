@@ -34,7 +34,9 @@ import sys
 import threading
 import time
 
-import headroom_harness as h
+os.environ["HEADROOM_SAMPLE_DEVICE_FREE"] = "0"  # the sampler must not make CUDA calls during a capture
+
+import headroom_harness as h  # noqa: E402
 
 MiB = 1024 * 1024
 
