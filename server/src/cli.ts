@@ -5,6 +5,7 @@
  */
 import * as replay from './replay/cli';
 import * as runs from './runs/cli';
+import * as remote from './runs/remote/cli';
 import * as triage from './triage/cli';
 
 /** A subcommand: returns the process exit code. Writes results to stdout, problems to stderr. */
@@ -23,8 +24,12 @@ const commands: Record<string, CommandEntry> = {
     run: replay.replayCommand,
   },
   repro: {
-    usage: 'headroom repro list [--json] | run PROBE --target local [--variant V]... [--repeat N] [--ranks N] [--json] | runs | show RUN-ID',
+    usage: 'headroom repro list [--json] | run PROBE --target local|ssh:HOST|slurm:PARTITION [--variant V]... [--repeat N] [--ranks N] [--json] | runs | show RUN-ID',
     run: runs.reproCommand,
+  },
+  remote: {
+    usage: 'headroom remote hosts [--ssh-config FILE] | test ssh:HOST|slurm:PARTITION [--python PY] | attach RUN-ID | cancel RUN-ID | job RUN-ID [--json]',
+    run: remote.remoteCommand,
   },
 };
 
