@@ -12,7 +12,8 @@
         "src/decode_worker.cc",
         "src/allocator_settings.cc",
         "src/simulator.cc",
-        "src/replay.cc"
+        "src/replay.cc",
+        "src/reconstruct.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": [

@@ -49,6 +49,11 @@ export interface ReplayVariantRequest {
    * card); null or absent = unlimited.
    */
   capacityBytes?: number | null;
+  /**
+   * Instead of replaying at one capacity, search the smallest one (a multiple of this many bytes)
+   * at which the run raises no OOM; the result's capacityBytes is that capacity.
+   */
+  fitGranularityBytes?: number | null;
 }
 
 export interface ReplayOptions {
@@ -59,6 +64,11 @@ export interface ReplayOptions {
   segmentCalls?: boolean;
   /** The device's total memory; sizes expandable segments' address space (default 80 GiB). */
   deviceTotalBytes?: number;
+  /**
+   * Replay each device's trace from this entry on, as if the ring buffer had dropped everything
+   * before it; the allocator state there is reconstructed from the final segments (default 0).
+   */
+  firstEvent?: number;
 }
 
 export interface ReplayFrame {
@@ -102,6 +112,8 @@ export interface ReplayDeviceResult {
 export interface ReplayVariantResult extends ReplayDeviceResult {
   settings: string;
   capacityBytes: number | null;
+  /** For a capacity search: how many replays it took. */
+  fitReplays?: number;
   devices: ReplayDeviceResult[];
 }
 
@@ -114,10 +126,26 @@ export interface ReplayRecordedDevice {
   segmentAllocs: number;
   segmentFrees: number;
   ooms: number;
+  /** The entry the replay started from (options.firstEvent). */
+  firstEvent: number;
+  /** True when memory was already held at the first entry and its state was reconstructed. */
+  startReconstructed: boolean;
+  initialReservedBytes: number;
+  initialAllocatedBytes: number;
+  initialSegments: number;
+  /** Why the start could not be reconstructed (the replay then starts empty), or null. */
+  reconstructionProblem: string | null;
 }
 
 export interface ReplayReport {
-  source: { events: number; devices: number; settings: string; recorded: ReplayRecordedDevice[] };
+  source: {
+    events: number;
+    devices: number;
+    settings: string;
+    /** True when some device's replay started from a reconstructed, non-empty state. */
+    startReconstructed: boolean;
+    recorded: ReplayRecordedDevice[];
+  };
   variants: ReplayVariantResult[];
 }
 

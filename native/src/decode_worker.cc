@@ -1,5 +1,6 @@
 #include "decode_worker.h"
 
+#include <algorithm>
 #include <map>
 #include <new>
 #include <string>
@@ -117,11 +118,14 @@ struct VariantRequest {
   bool ownSettings = true;
   std::string settings;
   uint64_t capacityBytes = 0;
+  uint64_t fitGranularityBytes = 0;  // Non-zero: search the smallest capacity that fits.
 };
 
 struct VariantOutcome {
   std::string settings;
   uint64_t capacityBytes = 0;
+  bool fit = false;
+  uint64_t fitReplays = 0;
   std::vector<ReplayResult> devices;
   size_t worst = 0;  // The device with the highest reserved peak.
 };
@@ -138,21 +142,23 @@ Napi::Value BigNumber(Napi::Env env, uint64_t v) { return Napi::Number::New(env,
 class ReplayWorker final : public PromiseWorker {
  public:
   ReplayWorker(Napi::Env env, const Addon& addon, const uint8_t* data, size_t size,
-               std::vector<VariantRequest> variants, bool timeline, bool segmentCalls, uint64_t deviceTotalBytes)
+               std::vector<VariantRequest> variants, bool timeline, bool segmentCalls, uint64_t deviceTotalBytes,
+               uint32_t firstEvent)
       : PromiseWorker(env, addon),
         bytes_(data, data + size),
         variants_(std::move(variants)),
         timeline_(timeline),
         segmentCalls_(segmentCalls),
-        deviceTotal_(deviceTotalBytes) {}
+        deviceTotal_(deviceTotalBytes),
+        firstEvent_(firstEvent) {}
 
  private:
   void Compute() override {
     InputWindow input(bytes_.data(), bytes_.size());
     snapshot_ = decodeSnapshot(input);
     std::vector<uint8_t>().swap(bytes_);
-    plans_ = buildPlans(snapshot_);
     ownSettings_ = snapshot_.settings.allocConf;
+    plans_ = buildPlans(snapshot_, parseAllocatorSettings(ownSettings_), firstEvent_);
     for (const VariantRequest& v : variants_) {
       VariantOutcome out;
       out.settings = v.ownSettings ? ownSettings_ : v.settings;
@@ -163,8 +169,16 @@ class ReplayWorker final : public PromiseWorker {
       options.deviceTotalBytes = deviceTotal_;
       options.timeline = timeline_;
       options.segmentCalls = segmentCalls_;
+      out.fit = v.fitGranularityBytes != 0;
       for (const DevicePlan& plan : plans_) {
-        out.devices.push_back(replayDevice(plan, options));
+        if (out.fit) {
+          FitResult fit = fitCapacity(plan, options, v.fitGranularityBytes);
+          out.capacityBytes = std::max(out.capacityBytes, fit.capacityBytes);
+          out.fitReplays += fit.replays;
+          out.devices.push_back(std::move(fit.result));
+        } else {
+          out.devices.push_back(replayDevice(plan, options));
+        }
         if (out.devices.back().reservedPeakBytes > out.devices[out.worst].reservedPeakBytes) {
           out.worst = out.devices.size() - 1;
         }
@@ -244,6 +258,7 @@ class ReplayWorker final : public PromiseWorker {
     source.Set("devices", BigNumber(env, snapshot_.devices.size()));
     source.Set("settings", ownSettings_);
     Napi::Array recorded = Napi::Array::New(env);
+    bool anyReconstructed = false;
     for (const DevicePlan& plan : plans_) {
       Napi::Object p = Napi::Object::New(env);
       p.Set("device", BigNumber(env, plan.device));
@@ -253,15 +268,26 @@ class ReplayWorker final : public PromiseWorker {
       p.Set("segmentAllocs", BigNumber(env, plan.recordedDeviceAllocs));
       p.Set("segmentFrees", BigNumber(env, plan.recordedDeviceFrees));
       p.Set("ooms", BigNumber(env, plan.recordedOoms));
+      p.Set("firstEvent", BigNumber(env, plan.begin - snapshot_.devices[plan.device].begin));
+      const InitialState& init = plan.initial;
+      const bool reconstructed = init.supported && !init.segments.empty();
+      anyReconstructed = anyReconstructed || reconstructed;
+      p.Set("startReconstructed", Napi::Boolean::New(env, reconstructed));
+      p.Set("initialReservedBytes", BigNumber(env, init.reservedBytes));
+      p.Set("initialAllocatedBytes", BigNumber(env, init.allocatedBytes));
+      p.Set("initialSegments", BigNumber(env, init.segments.size()));
+      p.Set("reconstructionProblem", init.supported ? env.Null() : Napi::String::New(env, init.problem));
       recorded.Set(plan.device, p);
     }
     source.Set("recorded", recorded);
+    source.Set("startReconstructed", Napi::Boolean::New(env, anyReconstructed));
     Napi::Array variants = Napi::Array::New(env);
     uint32_t k = 0;
     for (const VariantOutcome& v : outcomes_) {
       Napi::Object o = v.devices.empty() ? Napi::Object::New(env) : deviceResult(env, v.devices[v.worst]);
       o.Set("settings", v.settings);
       o.Set("capacityBytes", v.capacityBytes == 0 ? env.Null() : BigNumber(env, v.capacityBytes));
+      if (v.fit) o.Set("fitReplays", BigNumber(env, v.fitReplays));
       Napi::Array devices = Napi::Array::New(env);
       for (uint32_t d = 0; d < v.devices.size(); ++d) devices.Set(d, deviceResult(env, v.devices[d]));
       o.Set("devices", devices);
@@ -278,6 +304,7 @@ class ReplayWorker final : public PromiseWorker {
   bool timeline_;
   bool segmentCalls_;
   uint64_t deviceTotal_;
+  uint32_t firstEvent_;
   Snapshot snapshot_;
   std::vector<DevicePlan> plans_;
   std::string ownSettings_;
@@ -336,6 +363,12 @@ Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info) {
     if (!ReadBytesOption(v.Get("capacityBytes"), request.capacityBytes)) {
       return Rejected(env, addon, "Expected variant.capacityBytes to be a non-negative integer or null");
     }
+    if (!ReadBytesOption(v.Get("fitGranularityBytes"), request.fitGranularityBytes)) {
+      return Rejected(env, addon, "Expected variant.fitGranularityBytes to be a non-negative integer or null");
+    }
+    if (request.fitGranularityBytes != 0 && request.capacityBytes != 0) {
+      return Rejected(env, addon, "A variant either searches for a capacity (fitGranularityBytes) or sets one (capacityBytes), not both");
+    }
     variants.push_back(std::move(request));
   }
   uint64_t deviceTotal = 0;
@@ -345,10 +378,15 @@ Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info) {
   // Expandable segments reserve address space for 9/8 of the device; without a device size, use
   // the capacity or, failing that, 80 GiB. It only changes which free block best-fit prefers.
   if (deviceTotal == 0) deviceTotal = uint64_t{80} << 30;
+  uint64_t firstEvent = 0;
+  if (!ReadBytesOption(options.Get("firstEvent"), firstEvent) || firstEvent > UINT32_MAX) {
+    return Rejected(env, addon, "Expected options.firstEvent to be a non-negative integer");
+  }
   const bool timeline = options.Get("timeline").ToBoolean().Value();
   const bool segmentCalls = options.Get("segmentCalls").ToBoolean().Value();
   auto bytes = info[0].As<Napi::Uint8Array>();
-  auto* worker = new ReplayWorker(env, addon, bytes.Data(), bytes.ByteLength(), std::move(variants), timeline, segmentCalls, deviceTotal);
+  auto* worker = new ReplayWorker(env, addon, bytes.Data(), bytes.ByteLength(), std::move(variants), timeline, segmentCalls, deviceTotal,
+                                 static_cast<uint32_t>(firstEvent));
   Napi::Promise promise = worker->promise();
   worker->Queue();
   return promise;

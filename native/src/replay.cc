@@ -7,13 +7,13 @@
 
 namespace headroom {
 
-std::vector<DevicePlan> buildPlans(const Snapshot& snapshot) {
+std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSettings& settings, uint32_t firstEvent) {
   std::vector<DevicePlan> plans;
   const EventColumns& ev = snapshot.events;
   for (uint32_t d = 0; d < snapshot.devices.size(); ++d) {
     DevicePlan plan;
     plan.device = d;
-    plan.begin = snapshot.devices[d].begin;
+    plan.begin = std::min(snapshot.devices[d].begin + firstEvent, snapshot.devices[d].end);
     plan.end = snapshot.devices[d].end;
     const uint32_t n = plan.end - plan.begin;
     plan.op.assign(n, PlanOp::None);
@@ -21,6 +21,27 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot) {
     std::unordered_map<uint64_t, uint32_t> live;  // Trace address -> request.
     std::vector<bool> requested;
     int64_t segmentBytes = 0;
+    // Blocks in use at the first replayed entry become requests of their own, so that the frees
+    // the trace records for them find them.
+    plan.initial = reconstructInitialState(snapshot, d, plan.begin, settings);
+    if (plan.initial.supported) {
+      for (const InitialSegment& seg : plan.initial.segments) {
+        for (const InitialBlock& b : seg.blocks) {
+          if (b.state == BlockState::Free) {
+            plan.initialOwners.push_back(kNil);
+            continue;
+          }
+          const auto r = static_cast<uint32_t>(plan.requestSize.size());
+          plan.initialOwners.push_back(r);
+          plan.requestSize.push_back(b.size);
+          plan.requestStream.push_back(seg.stream);
+          plan.requestEvent.push_back(kNil);
+          requested.push_back(b.state == BlockState::Pending);
+          live[b.address] = r;
+        }
+      }
+    }
+    plan.initialRequests = plan.requestSize.size();
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t e = plan.begin + i;
       const uint32_t action = ev.action[e];
@@ -90,13 +111,29 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
   if (options.segmentCalls) sim.logSegmentCalls(&result.segmentCalls);
   sim.setAddressHints(plan.segmentAddresses);
   std::vector<uint32_t> blockOf(plan.requests, kNil);
+  if (plan.initial.supported) {
+    size_t k = 0;
+    for (const InitialSegment& seg : plan.initial.segments) {
+      std::vector<DeviceSimulator::InstalledBlock> blocks;
+      for (const InitialBlock& b : seg.blocks) {
+        blocks.push_back({b.size, b.requested, b.state == BlockState::Allocated, b.state == BlockState::Pending,
+                          plan.initialOwners[k + blocks.size()]});
+      }
+      const std::vector<uint32_t> ids = sim.installSegment(seg.address, seg.small, seg.stream, blocks);
+      for (size_t i = 0; i < ids.size(); ++i) {
+        const uint32_t owner = plan.initialOwners[k + i];
+        if (owner != kNil) blockOf[owner] = ids[i];
+      }
+      k += ids.size();
+    }
+  }
+  uint64_t reservedPeak = sim.stats().reservedBytes;
+  uint64_t allocatedPeak = sim.stats().allocatedBytes;
   const uint32_t n = plan.end - plan.begin;
   if (options.timeline) {
     result.allocatedTimeline.resize(n);
     result.reservedTimeline.resize(n);
   }
-  uint64_t reservedPeak = 0;
-  uint64_t allocatedPeak = 0;
   for (uint32_t i = 0; i < n; ++i) {
     const uint32_t r = plan.request[i];
     switch (plan.op[i]) {
@@ -109,7 +146,7 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
           if (!result.hasOom) {
             result.hasOom = true;
             result.firstOom.eventIndex = i;
-            result.firstOom.allocIndex = r;
+            result.firstOom.allocIndex = r - plan.initialRequests;
             result.firstOom.sizeBytes = plan.requestSize[r];
             result.firstOom.stack = 0;
           }
@@ -158,6 +195,45 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
   result.allocRetries = s.allocRetries;
   result.ooms = s.ooms;
   return result;
+}
+
+FitResult fitCapacity(const DevicePlan& plan, ReplayOptions options, uint64_t granularityBytes) {
+  FitResult fit;
+  options.capacityBytes = 0;
+  options.timeline = false;
+  options.segmentCalls = false;
+  ReplayResult unlimited = replayDevice(plan, options);
+  ++fit.replays;
+  // With the whole unlimited peak available no allocation can fail, so `hi` always fits.
+  uint64_t hi = (unlimited.reservedPeakBytes + granularityBytes - 1) / granularityBytes;
+  uint64_t lo = 0;  // Units of granularity; 0 never fits a run that allocates anything.
+  if (hi == 0) {
+    fit.result = unlimited;
+    return fit;
+  }
+  ReplayResult best;
+  bool haveBest = false;
+  while (hi - lo > 1) {
+    const uint64_t mid = lo + (hi - lo) / 2;
+    options.capacityBytes = mid * granularityBytes;
+    ReplayResult r = replayDevice(plan, options);
+    ++fit.replays;
+    if (r.ooms == 0) {
+      hi = mid;
+      best = std::move(r);
+      haveBest = true;
+    } else {
+      lo = mid;
+    }
+  }
+  fit.capacityBytes = hi * granularityBytes;
+  if (!haveBest) {
+    options.capacityBytes = fit.capacityBytes;
+    best = replayDevice(plan, options);
+    ++fit.replays;
+  }
+  fit.result = std::move(best);
+  return fit;
 }
 
 }  // namespace headroom

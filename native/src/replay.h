@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "allocator_settings.h"
+#include "reconstruct.h"
 #include "simulator.h"
 #include "snapshot.h"
 
@@ -33,8 +34,11 @@ struct DevicePlan {
   std::vector<uint64_t> requestSize;
   std::vector<uint64_t> requestStream;
   std::vector<uint32_t> requestEvent;  // Event index (within the device) of the request.
-  uint64_t requests = 0;
-  uint64_t unmatchedFrees = 0;  // Frees of blocks allocated before the trace starts.
+  uint64_t requests = 0;         // Including the blocks already live at the start.
+  uint64_t initialRequests = 0;  // Requests 0..initialRequests-1 stand for those live blocks.
+  uint64_t unmatchedFrees = 0;   // Frees of blocks the trace never allocated and no reconstruction explains.
+  InitialState initial;          // The allocator's state at the first replayed event.
+  std::vector<uint32_t> initialOwners;  // Per initial block (segment by segment): its request, or kNil.
   // What the trace itself recorded (segment events), for comparison with the replay.
   uint64_t recordedDeviceAllocs = 0;
   uint64_t recordedDeviceFrees = 0;
@@ -43,7 +47,9 @@ struct DevicePlan {
   std::unordered_map<uint64_t, std::deque<uint64_t>> segmentAddresses;  // segment_alloc: size -> addresses.
 };
 
-std::vector<DevicePlan> buildPlans(const Snapshot& snapshot);
+// Pairs each device's trace from its `firstEvent`-th entry on (0 = the whole trace), after
+// reconstructing the state at that entry under the run's own `settings`.
+std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSettings& settings, uint32_t firstEvent);
 
 struct ReplayOptions {
   AllocatorSettings settings;
@@ -54,7 +60,7 @@ struct ReplayOptions {
 };
 
 struct ReplayOom {
-  uint32_t eventIndex = 0;  // Within the device's trace.
+  uint32_t eventIndex = 0;  // Within the replayed part of the device's trace.
   uint64_t allocIndex = 0;  // Requests (alloc or oom entries) before it, counting from 0.
   uint64_t sizeBytes = 0;   // The request's size as recorded.
   uint32_t stack = 0;
@@ -80,5 +86,15 @@ struct ReplayResult {
 };
 
 ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options);
+
+// The smallest capacity, in multiples of `granularityBytes`, at which replaying the plan under
+// `options.settings` raises no OOM (found by bisection between 0 and the unlimited replay's reserved
+// peak). `result` is the replay at that capacity.
+struct FitResult {
+  uint64_t capacityBytes = 0;
+  uint64_t replays = 0;
+  ReplayResult result;
+};
+FitResult fitCapacity(const DevicePlan& plan, ReplayOptions options, uint64_t granularityBytes);
 
 }  // namespace headroom

@@ -517,32 +517,35 @@ void DeviceSimulator::releaseExpandableSegment(uint32_t b) {
 // ---- Installing a recorded state ------------------------------------------------------------
 
 std::vector<uint32_t> DeviceSimulator::installSegment(uint64_t address, bool small, uint64_t stream,
-                                                      const std::vector<uint64_t>& blockSizes,
-                                                      const std::vector<uint64_t>& requestedSizes,
-                                                      const std::vector<bool>& allocated) {
+                                                      const std::vector<InstalledBlock>& blocks) {
   std::vector<uint32_t> ids;
   uint64_t ptr = address;
   uint64_t total = 0;
   uint32_t prev = kNil;
-  for (size_t i = 0; i < blockSizes.size(); ++i) {
+  for (const InstalledBlock& installed : blocks) {
     const uint32_t b = newBlock();
     Block& block = blocks_[b];
     block.ptr = ptr;
-    block.size = blockSizes[i];
-    block.requested = requestedSizes[i];
+    block.size = installed.size;
+    block.requested = installed.requested;
     block.stream = stream;
     block.small = small;
+    block.owner = installed.owner;
     block.prev = prev;
     if (prev != kNil) blocks_[prev].next = b;
-    ptr += blockSizes[i];
-    total += blockSizes[i];
+    ptr += installed.size;
+    total += installed.size;
     prev = b;
     ids.push_back(b);
   }
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (allocated[i]) {
-      blocks_[ids[i]].allocated = true;
-      stats_.allocatedBytes += blocks_[ids[i]].size;
+    Block& block = blocks_[ids[i]];
+    if (blocks[i].allocated) {
+      block.allocated = true;
+      stats_.allocatedBytes += block.size;
+    } else if (blocks[i].pending) {
+      block.pending = true;
+      pendingFrees_.push_back(ids[i]);
     } else {
       insertIntoBlocks(ids[i]);
     }
@@ -553,7 +556,6 @@ std::vector<uint32_t> DeviceSimulator::installSegment(uint64_t address, bool sma
   stats_.reservedPeakBytes = std::max(stats_.reservedPeakBytes, stats_.reservedBytes);
   stats_.segments += 1;
   stats_.segmentsPeak = std::max(stats_.segmentsPeak, stats_.segments);
-  nextAddress_ = std::min(nextAddress_, address);
   return ids;
 }
 

@@ -62,12 +62,18 @@ class DeviceSimulator {
   // Releases every cached block that is not part of a split segment (torch.cuda.empty_cache()).
   void emptyCache();
 
-  // Installs a segment as a snapshot recorded it: `blockSizes` tile it in address order, and
-  // `allocated[i]` says whether block i is in use. Returns the block ids (allocated or free).
+  // A block of a segment that is installed as it was recorded (see installSegment).
+  struct InstalledBlock {
+    uint64_t size;
+    uint64_t requested;
+    bool allocated;  // In use.
+    bool pending;    // Freed by the program, waiting for another stream (free_requested only).
+    uint32_t owner;
+  };
+  // Installs a cudaMalloc'd segment that already exists when the replay starts: `blocks` tile it in
+  // address order. No device call is made or counted. Returns the block ids, in order.
   std::vector<uint32_t> installSegment(uint64_t address, bool small, uint64_t stream,
-                                       const std::vector<uint64_t>& blockSizes,
-                                       const std::vector<uint64_t>& requestedSizes,
-                                       const std::vector<bool>& allocated);
+                                       const std::vector<InstalledBlock>& blocks);
 
   const SimStats& stats() const { return stats_; }
   // Addresses the recorded run's cudaMalloc returned, per size, in order: the simulator hands

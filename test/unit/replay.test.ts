@@ -154,7 +154,7 @@ describe('replay through the caching-allocator simulator', () => {
   it('reports the CLI JSON contract from a .pickle.gz path', async () => {
     const file = path.join(fixtures, 'llm__default.pickle.gz');
     const json = toReplayJson(await replaySnapshotFile(file, { settings: ['expandable_segments:True'], capacityBytes: undefined }));
-    expect(json.source).toEqual({ events: 51093, devices: 1, settings: '' });
+    expect(json.source).toEqual({ events: 51093, devices: 1, settings: '', startReconstructed: false, notes: [] });
     expect(json.variants).toHaveLength(1);
     expect(json.variants[0]).toMatchObject({
       settings: 'expandable_segments:True',
@@ -166,6 +166,40 @@ describe('replay through the caching-allocator simulator', () => {
     expect(Object.keys(json.variants[0]!)).toEqual(
       expect.arrayContaining(['settings', 'capacityBytes', 'reservedPeakBytes', 'allocatedPeakBytes', 'segmentAllocs', 'ooms', 'firstOom']),
     );
+  });
+
+  for (const file of ['llm__default.pickle.gz', 'cnn__default.pickle.gz', 'kvcache__default.pickle.gz', 'llm__cap004__default.pickle.gz', 'llm__max_split_size_mb_64.pickle.gz']) {
+    it(`reconstructs the start of ${file} cut as a ring buffer would, and replays on identically`, async () => {
+      const bytes = snapshot(file);
+      const capacityBytes = truth[file]!.cap_bytes ?? null;
+      const full = await native.replaySnapshot(bytes, { variants: [{ capacityBytes }], timeline: true });
+      expect(full.source.startReconstructed).toBe(false);
+      const whole = full.variants[0]!.timeline!;
+      const n = whole.reservedBytes.length;
+      for (const fraction of [0.02, 0.3, 0.61, 0.97]) {
+        const cut = Math.floor(n * fraction);
+        const part = await native.replaySnapshot(bytes, { variants: [{ capacityBytes }], timeline: true, firstEvent: cut });
+        const recorded = part.source.recorded[0]!;
+        expect(recorded.startReconstructed).toBe(true);
+        expect(recorded.reconstructionProblem).toBeNull();
+        expect(recorded.unmatchedFrees).toBe(0);
+        expect(recorded.initialAllocatedBytes).toBe(whole.allocatedBytes[cut - 1]);
+        const after = part.variants[0]!.timeline!;
+        expect(after.reservedBytes.length).toBe(n - cut);
+        // Event by event, the replay from the reconstructed state is the uncut replay.
+        expect(Array.from(after.reservedBytes)).toEqual(Array.from(whole.reservedBytes.subarray(cut)));
+        expect(Array.from(after.allocatedBytes)).toEqual(Array.from(whole.allocatedBytes.subarray(cut)));
+        expect(part.variants[0]!.reservedPeakBytes).toBe(Math.max(recorded.initialReservedBytes, ...whole.reservedBytes.subarray(cut)));
+      }
+    });
+  }
+
+  it('says when it cannot reconstruct the start (expandable segments) and starts empty', async () => {
+    const report = await native.replaySnapshot(snapshot('llm__expandable_segments_True.pickle.gz'), { variants: [{}], firstEvent: 5000 });
+    const recorded = report.source.recorded[0]!;
+    expect(recorded.startReconstructed).toBe(false);
+    expect(recorded.reconstructionProblem).toMatch(/expandable segments/);
+    expect(recorded.unmatchedFrees).toBeGreaterThan(0);
   });
 
   it('reads --capacity as bytes or a 1024-based size', () => {

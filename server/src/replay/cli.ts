@@ -102,6 +102,7 @@ export async function replayCommand(args: string[]): Promise<number> {
   const ownSettings = json.source.settings === '' ? 'PyTorch defaults' : json.source.settings;
   const lines = [
     `${positionals[0]}: ${json.source.events} trace entries on ${json.source.devices} device(s), recorded with ${ownSettings}`,
+    ...json.source.notes.map((n) => `  note: ${n}`),
     ...json.variants.flatMap((v) => describeVariant(v, fit)),
   ];
   process.stdout.write(lines.join('\n') + '\n');

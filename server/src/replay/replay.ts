@@ -21,7 +21,15 @@ export interface ReplayRequest {
 
 /** The `headroom replay --json` shape (see docs/REPLAY.md). */
 export interface ReplayJson {
-  source: { events: number; devices: number; settings: string };
+  source: {
+    events: number;
+    devices: number;
+    settings: string;
+    /** The trace starts mid-run (a ring buffer): the allocator state there was reconstructed. */
+    startReconstructed: boolean;
+    /** Caveats about the replay's start, one sentence each. */
+    notes: string[];
+  };
   variants: ReplayVariantJson[];
 }
 
@@ -76,8 +84,28 @@ function variantJson(v: ReplayVariantResult, fit: boolean): ReplayVariantJson {
 
 /** The report in the CLI's JSON contract (timelines and per-device detail left out). */
 export function toReplayJson(report: ReplayReport, fit = false): ReplayJson {
+  const notes: string[] = [];
+  for (const d of report.source.recorded) {
+    if (d.startReconstructed) {
+      notes.push(
+        `Device ${d.device}: the trace starts mid-run; the ${d.initialSegments} segments (${d.initialReservedBytes} bytes reserved, ` +
+          `${d.initialAllocatedBytes} allocated) held at its first entry were reconstructed from the final segments, walking the trace backwards.`,
+      );
+    } else if (d.reconstructionProblem !== null && d.unmatchedFrees > 0) {
+      notes.push(
+        `Device ${d.device}: the trace starts mid-run, but its starting state was not reconstructed (${d.reconstructionProblem}); ` +
+          `the replay starts from an empty allocator and ignores ${d.unmatchedFrees} frees of earlier blocks, so its peaks are lower bounds.`,
+      );
+    }
+  }
   return {
-    source: { events: report.source.events, devices: report.source.devices, settings: report.source.settings },
+    source: {
+      events: report.source.events,
+      devices: report.source.devices,
+      settings: report.source.settings,
+      startReconstructed: report.source.startReconstructed,
+      notes,
+    },
     variants: report.variants.map((v) => variantJson(v, fit)),
   };
 }
