@@ -1,8 +1,10 @@
 /**
- * Bytes -> text for triage. Logs arrive as UTF-8 (with or without BOM), as UTF-16 from Windows
- * shells (`> log.txt` in PowerShell 5), or as something that is not a log at all. Invalid UTF-8 is
- * replaced, never fatal: a stray Latin-1 byte must not hide the OOM line after it. Binary input is
- * refused with a clear error instead of being scanned for a minute and reported as "nothing found".
+ * Bytes -> the byte strings the scanner reads (see engine.ts). Logs arrive as UTF-8 (with or
+ * without BOM), as UTF-16 from Windows shells (`> log.txt` in PowerShell 5), or as something that
+ * is not a log at all. UTF-8 passes through untouched and is decoded line by line later, where
+ * invalid sequences become U+FFFD, never an error: a stray Latin-1 byte must not hide the OOM line
+ * after it. UTF-16 is transcoded to UTF-8 bytes. Binary input is refused with a clear error
+ * instead of being scanned for a minute and reported as "nothing found".
  */
 import { TextDecoder } from 'node:util';
 
@@ -47,26 +49,34 @@ function binaryReason(bytes: Uint8Array): string | undefined {
   return control / n > BINARY_CONTROL_SHARE ? `binary data (${Math.round((100 * control) / n)}% control bytes)` : undefined;
 }
 
-/** Streaming decoder: picks the encoding from the first bytes, then decodes chunk by chunk. */
-export class LogDecoder {
-  private decoder: TextDecoder | undefined;
+function byteString(chunk: Uint8Array): string {
+  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
+}
 
-  /** Decodes the next chunk; throws {@link TriageInputError} when the first chunk is binary. */
+/** Streaming reader: picks the encoding from the first bytes, then converts chunk by chunk. */
+export class LogDecoder {
+  private mode: 'utf8' | TextDecoder | undefined;
+
+  /** The next chunk as a byte string; throws {@link TriageInputError} when the first chunk is binary. */
   decode(chunk: Uint8Array): string {
-    if (!this.decoder) {
-      if (chunk.length >= 2 && chunk[0] === 0xff && chunk[1] === 0xfe) this.decoder = new TextDecoder('utf-16le');
-      else if (chunk.length >= 2 && chunk[0] === 0xfe && chunk[1] === 0xff) this.decoder = new TextDecoder('utf-16be');
+    if (this.mode === undefined) {
+      if (chunk.length === 0) return '';
+      if (chunk.length >= 2 && chunk[0] === 0xff && chunk[1] === 0xfe) this.mode = new TextDecoder('utf-16le');
+      else if (chunk.length >= 2 && chunk[0] === 0xfe && chunk[1] === 0xff) this.mode = new TextDecoder('utf-16be');
       else {
         const reason = binaryReason(chunk);
         if (reason) throw new TriageInputError(`This is not a text log: it looks like ${reason}.`, 'BINARY_INPUT');
-        this.decoder = new TextDecoder('utf-8');
+        this.mode = 'utf8';
+        // A UTF-8 byte-order mark is not part of the first line.
+        if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
       }
     }
-    return this.decoder.decode(chunk, { stream: true });
+    if (this.mode === 'utf8') return byteString(chunk);
+    return Buffer.from(this.mode.decode(chunk, { stream: true }), 'utf8').toString('latin1');
   }
 
-  /** Flushes a multi-byte sequence cut by the last chunk. */
+  /** Flushes a UTF-16 code unit cut by the last chunk. */
   end(): string {
-    return this.decoder ? this.decoder.decode() : '';
+    return this.mode instanceof TextDecoder ? Buffer.from(this.mode.decode(), 'utf8').toString('latin1') : '';
   }
 }

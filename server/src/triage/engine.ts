@@ -3,9 +3,11 @@
  * of it (the history a traceback needs behind a failure line, and a few lines of look-ahead for
  * messages printed over several lines), so a 1 GB log costs a few hundred KiB of memory.
  *
- * Finding candidate lines is the hot path: one regular expression made of every signature's
- * literal needles runs over each chunk, and only the lines it hits are split out, cleaned
- * (ANSI colours, CR, rank prefixes) and shown to the signatures.
+ * Finding candidate lines is the hot path, so the engine never decodes the whole log: it holds
+ * the raw bytes as a "byte string" (latin1, one char per byte, which Node creates with a memcpy),
+ * runs one regular expression of short ASCII anchors over it, and decodes only the lines it hits
+ * (and their neighbours) as UTF-8 before cleaning them (ANSI colours, CR, rank prefixes) and
+ * showing them to the signatures.
  */
 import type { SourceFrame } from '../protocol';
 import { parseFrameLine } from './frames';
@@ -29,19 +31,39 @@ const MAX_PENDING_CHARS = 8 * 1024 * 1024;
 const ANSI = /\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
 const TRACEBACK_HEADER = /^\s*Traceback \(most recent call last\):/;
 
-function escapeRegExp(s: string): string {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/**
+ * The prefilter: every signature needle contains a match of one of these regex fragments (a unit
+ * test checks it), so any line a signature could match is hit. Few, short alternatives keep the
+ * scan fast (V8 slows down with each alternative); a hit line is then checked against the full
+ * needles. `[A-Z]{2,}_[A-Z]` stands for the status constants (CUDNN_STATUS_..., RESOURCE_EXHAUSTED,
+ * HSA_STATUS_ERROR_OUT_OF_RESOURCES, DRAM_SHARED, PT_DEVMEM, OUT_OF_MEMORY).
+ */
+export const ANCHORS: readonly string[] = [
+  'emory', 'lloc', 'atchdog', '[A-Z]{2,}_[A-Z]', 'EL0004', 'borting', 'Heartbeat', 'lagging ranks', "didn't",
+  'NCCL [eE]rror', 'ncclUnhandled', 'DistBackendError', 'terminate called', 'assert triggered', 'Assertion `',
+  'Killed', 'oom[-_]kill', 'exitcode', 'SIGKILL', 'code:? 137',
+];
+
+/**
+ * Non-ASCII needles, found with indexOf on their UTF-8 bytes: in the regex they would slow every
+ * position of the scan down threefold.
+ */
+export const NON_ASCII_ANCHORS: readonly string[] = ['已杀死', 'Getötet'];
+
+/** UTF-8 text -> the byte string the scanner works on. */
+export function toByteString(text: string): string {
+  return Buffer.from(text, 'utf8').toString('latin1');
 }
 
-/** One regex that hits every line any signature could match. */
-export function needlePattern(signatures: readonly Signature[] = ALL_SIGNATURES): RegExp {
-  const needles = [...new Set(signatures.flatMap((s) => s.needles))].sort((a, b) => b.length - a.length);
-  return new RegExp(needles.map(escapeRegExp).join('|'), 'g');
+/** One regex, over byte strings, that hits every line an ASCII anchor is on. */
+export function anchorPattern(anchors: readonly string[] = ANCHORS): RegExp {
+  return new RegExp(anchors.join('|'), 'g');
 }
 
-/** Cleans one raw line for matching: colour codes and a trailing CR go. */
-export function cleanLine(raw: string): string {
-  let line = raw.length > MAX_LINE_CHARS ? raw.slice(0, MAX_LINE_CHARS) : raw;
+/** Decodes one raw line (a byte string) as UTF-8 for matching: colour codes and a trailing CR go. */
+export function cleanLine(rawBytes: string): string {
+  const cut = rawBytes.length > MAX_LINE_CHARS ? rawBytes.slice(0, MAX_LINE_CHARS) : rawBytes;
+  let line = Buffer.from(cut, 'latin1').toString('utf8');
   if (line.endsWith('\r')) line = line.slice(0, -1);
   if (line.includes('\x1b')) line = line.replace(ANSI, '');
   return line;
@@ -55,13 +77,18 @@ export class TriageEngine {
   private countPos = 0;
   private countLine = 1;
   private readonly pattern: RegExp;
+  /** Non-ASCII anchors as byte strings, searched with indexOf. */
+  private readonly extraAnchors = NON_ASCII_ANCHORS.map(toByteString);
   private readonly sink = new FindingSink();
 
   constructor(private readonly signatures: readonly Signature[] = ALL_SIGNATURES) {
-    this.pattern = needlePattern(signatures);
+    this.pattern = anchorPattern();
   }
 
-  /** Feeds the next piece of text (any size, any split point). */
+  /**
+   * Feeds the next piece of the log as a byte string (latin1: one char per byte, any split point,
+   * even inside a UTF-8 sequence). Use {@link toByteString} for ordinary text.
+   */
   push(text: string): void {
     if (text.length === 0) return;
     this.buf += text;
@@ -91,18 +118,41 @@ export class TriageEngine {
     return this.sink;
   }
 
+  private lineStart(pos: number): number {
+    return this.buf.lastIndexOf('\n', pos - 1) + 1;
+  }
+
+  private lineStop(pos: number): number {
+    const stop = this.buf.indexOf('\n', pos);
+    return stop < 0 ? this.buf.length : stop;
+  }
+
+  /** Evaluates every line in [scanPos, end) that holds an anchor, in order, once each. */
   private scanUntil(end: number): void {
+    const starts: Array<[number, number]> = [];
     const re = this.pattern;
     re.lastIndex = this.scanPos;
     for (;;) {
       const hit = re.exec(this.buf);
       if (!hit || hit.index >= end) break;
-      const start = this.buf.lastIndexOf('\n', hit.index - 1) + 1;
-      let stop = this.buf.indexOf('\n', hit.index);
-      if (stop < 0) stop = this.buf.length;
-      this.evaluate(start, stop);
-      re.lastIndex = stop + 1;
-      if (stop + 1 >= end) break;
+      starts.push([this.lineStart(hit.index), hit.index]);
+      re.lastIndex = this.lineStop(hit.index) + 1;
+    }
+    let extra = false;
+    for (const anchor of this.extraAnchors) {
+      for (let i = this.buf.indexOf(anchor, this.scanPos); i >= 0 && i < end; i = this.buf.indexOf(anchor, this.lineStop(i) + 1)) {
+        starts.push([this.lineStart(i), i]);
+        extra = true;
+      }
+    }
+    if (extra) starts.sort((a, b) => a[0] - b[0]);
+    let previous = -1;
+    for (const [start, hit] of starts) {
+      if (start === previous) continue;
+      previous = start;
+      const stop = this.lineStop(start);
+      // In an overlong line (minified JSON, a progress bar without breaks) keep the part around the hit.
+      this.evaluate(stop - start > MAX_LINE_CHARS ? Math.max(start, hit - MAX_LINE_CHARS / 2) : start, stop);
     }
     this.scanPos = Math.min(end, this.buf.length);
   }
@@ -132,13 +182,17 @@ export class TriageEngine {
     }
   }
 
-  /** Forgets text far behind the scan position, keeping line numbering exact. */
+  /**
+   * Forgets text far behind the scan position, keeping line numbering exact. A line longer than
+   * the history is cut in the middle (its start is no longer needed).
+   */
   private dropHistory(): void {
     const keepFrom = this.scanPos - HISTORY_CHARS;
     if (keepFrom <= 0) return;
-    const cutAt = this.buf.indexOf('\n', keepFrom) + 1;
-    if (cutAt <= 0 || cutAt > this.scanPos) return;
+    let cutAt = this.buf.indexOf('\n', keepFrom) + 1;
+    if (cutAt <= 0 || cutAt > this.scanPos) cutAt = keepFrom;
     this.lineNumberAt(cutAt);
+    if (this.countPos < cutAt) this.countPos = cutAt;
     this.buf = this.buf.slice(cutAt);
     this.scanPos -= cutAt;
     this.countPos -= cutAt;

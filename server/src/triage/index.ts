@@ -7,14 +7,14 @@
 import { createReadStream } from 'node:fs';
 import type { TriageReport } from '../protocol';
 import { LogDecoder, TriageInputError } from './decode';
-import { TriageEngine } from './engine';
+import { TriageEngine, toByteString } from './engine';
 
 export { TriageInputError } from './decode';
 
 /** Triages text already in memory. */
 export function triageText(text: string, source: string): TriageReport {
   const engine = new TriageEngine();
-  engine.push(text);
+  engine.push(toByteString(text));
   return { source, verdicts: engine.finish().verdicts() };
 }
 
@@ -22,7 +22,7 @@ export function triageText(text: string, source: string): TriageReport {
 export async function triageStream(chunks: AsyncIterable<Uint8Array | string>, source: string): Promise<TriageReport> {
   const engine = new TriageEngine();
   const decoder = new LogDecoder();
-  for await (const chunk of chunks) engine.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk));
+  for await (const chunk of chunks) engine.push(typeof chunk === 'string' ? toByteString(chunk) : decoder.decode(chunk));
   engine.push(decoder.end());
   return { source, verdicts: engine.finish().verdicts() };
 }

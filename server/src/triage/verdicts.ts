@@ -19,7 +19,7 @@ import { NUMBER_FIELDS, type Finding, type LineView, type Numbers } from './sign
 const MAX_EVIDENCE = 12;
 /** Distinct failures kept per log; a log with more is summarized by its first ones. */
 const MAX_GROUPS = 200;
-const MAX_EVIDENCE_TEXT = 500;
+const MAX_EVIDENCE_TEXT = 2000;
 
 const MEMORY_KINDS: ReadonlySet<VerdictKind> = new Set(['catchable-oom', 'fragmentation', 'collective-oom', 'runtime-abort', 'host-oom']);
 

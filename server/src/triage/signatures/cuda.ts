@@ -102,7 +102,7 @@ const mallocAsync: Signature = {
 const runtimeError: Signature = {
   id: 'cuda-runtime-oom',
   platform: 'cuda',
-  needles: ['CUDA error: out of memory', 'cuda runtime error(2)', 'cuda runtime error (2)'],
+  needles: ['CUDA error: out of memory', 'out of memory'],
   match(line) {
     if (!/CUDA error: out of memory|cuda runtime error ?\(2\) ?: ?out of memory/.test(line.content)) return undefined;
     return {
@@ -258,7 +258,7 @@ const WORK = /WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(
 const watchdogTimeout: Signature = {
   id: 'nccl-watchdog-timeout',
   platform: 'cuda',
-  needles: ['Watchdog caught collective operation timeout', 'failure detected by watchdog', 'detected by watchdog at work', 'Timeout at NCCL work'],
+  needles: ['Watchdog caught collective operation timeout', 'failure detected by watchdog', 'detected by watchdog at work'],
   match(line) {
     const rank = line.rank ?? inlineRank(line.content);
     const work = WORK.exec(line.content);

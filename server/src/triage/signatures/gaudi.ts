@@ -11,7 +11,7 @@ import type { Signature } from './types';
 const devmem: Signature = {
   id: 'hpu-devmem-allocation',
   platform: 'gaudi',
-  needles: ['PT_DEVMEM Allocation failed', 'MODULE:PT_DEVMEM'],
+  needles: ['PT_DEVMEM Allocation failed'],
   match(line) {
     const size = /Allocation failed for size::(\d+)/.exec(line.content);
     if (!size) return undefined;

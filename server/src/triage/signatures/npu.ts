@@ -19,7 +19,7 @@ const ASCEND: AllocatorPlatform = {
 const cachingAllocator: Signature = {
   id: ASCEND.signature,
   platform: 'npu',
-  needles: ['NPU out of memory', '(NPU '],
+  needles: ['NPU out of memory', 'Tried to allocate'],
   match(line) {
     const msg = parseAllocatorMessage(line.content);
     if (!msg || (msg.api !== 'NPU' && msg.deviceWord !== 'NPU')) return undefined;
@@ -54,7 +54,7 @@ const RNGD_REQUIRED = /Failed to alloc dram shared, required: (\d+)/;
 const rngd: Signature = {
   id: 'rngd-dram-allocation',
   platform: 'npu',
-  needles: ['on DRAM_SHARED', 'Failed to alloc dram shared', 'bytes on DRAM'],
+  needles: ['DRAM_SHARED', 'Failed to alloc dram shared', 'failed to allocate'],
   match(line) {
     const failed = RNGD_FAILED.exec(line.content);
     const required = RNGD_REQUIRED.exec(line.content);

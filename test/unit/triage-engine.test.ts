@@ -1,0 +1,208 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { TriageInputError, triageFile, triageStream, triageText } from '../../server/src/triage/index';
+import { ANCHORS, NON_ASCII_ANCHORS } from '../../server/src/triage/engine';
+import { ALL_SIGNATURES } from '../../server/src/triage/signatures';
+import { parseSizeText } from '../../server/src/triage/sizes';
+
+const OOM_22 =
+  'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.19 GiB of which 1.05 GiB is free. ' +
+  'Including non-PyTorch memory, this process has 78.13 GiB memory in use. Of the allocated memory 60.00 GiB is allocated by PyTorch, ' +
+  'and 16.20 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting ' +
+  'PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  ' +
+  '(https://pytorch.org/docs/stable/notes/cuda.html#environment-variables)';
+
+const TRACEBACK = [
+  'Traceback (most recent call last):',
+  '  File "/home/me/proj/train.py", line 88, in <module>',
+  '    main()',
+  '  File "/home/me/proj/train.py", line 61, in main',
+  '    loss = step(batch)',
+  '  File "/opt/venv/lib/python3.12/site-packages/torch/nn/modules/module.py", line 1775, in _wrapped_call_impl',
+  '    return self._call_impl(*args, **kwargs)',
+];
+
+const GiB = 1024 ** 3;
+
+async function* chunksOf(text: string, size: number): AsyncGenerator<string> {
+  for (let i = 0; i < text.length; i += size) yield text.slice(i, i + size);
+}
+
+function tempFile(name: string, data: string | Uint8Array): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'headroom-triage-')), name);
+  writeFileSync(file, data);
+  return file;
+}
+
+describe('sizes', () => {
+  it('reads every printed unit as binary multiples', () => {
+    expect(parseSizeText('2.26 GiB')).toBe(Math.round(2.26 * GiB));
+    expect(parseSizeText('0 bytes')).toBe(0);
+    expect(parseSizeText('1024.00 KiB')).toBe(1024 * 1024);
+    expect(parseSizeText('15.48G')).toBe(Math.round(15.48 * GiB));
+    expect(parseSizeText('768.00 MB')).toBe(768 * 1024 ** 2);
+    expect(parseSizeText('4 MB')).toBe(4 * 1024 ** 2);
+    expect(parseSizeText('3206250496B')).toBe(3206250496);
+    expect(parseSizeText('many')).toBeUndefined();
+  });
+});
+
+describe('triage verdicts', () => {
+  it('reads the 2.2+ CUDA message with every number in bytes, the user frame and the evidence line', () => {
+    const report = triageText([...TRACEBACK, OOM_22].join('\n'), 'log');
+    expect(report.verdicts).toHaveLength(1);
+    const v = report.verdicts[0]!;
+    expect(v).toMatchObject({
+      kind: 'fragmentation',
+      platform: 'cuda',
+      catchable: true,
+      device: 3,
+      requestedBytes: 2 * GiB,
+      deviceTotalBytes: Math.round(79.19 * GiB),
+      freeBytes: Math.round(1.05 * GiB),
+      processInUseBytes: Math.round(78.13 * GiB),
+      allocatedBytes: 60 * GiB,
+      reservedUnallocatedBytes: Math.round(16.2 * GiB),
+    });
+    expect(v.userFrames[0]).toMatchObject({ file: '/home/me/proj/train.py', line: 61, function: 'main' });
+    expect(v.userFrames).toHaveLength(2);
+    expect(v.fixes[0]!.id).toBe('expandable-segments');
+    expect(v.evidence[0]).toEqual({ line: 8, text: OOM_22 });
+  });
+
+  it('calls it capacity, not fragmentation, when the stranded cache is smaller than the request', () => {
+    const v = triageText(OOM_22.replace('16.20 GiB is reserved', '100.00 MiB is reserved'), 'log').verdicts[0]!;
+    expect(v.kind).toBe('catchable-oom');
+    expect(v.fixes[0]!.id).toBe('shrink-peak');
+  });
+
+  it('gives the same report whether the text comes whole, line by line or byte by byte', async () => {
+    const text = [...TRACEBACK, OOM_22, 'after'].join('\n');
+    const whole = triageText(text, 'x');
+    for (const size of [1, 7, 4096]) expect(await triageStream(chunksOf(text, size), 'x')).toEqual(whole);
+  });
+
+  it('ignores ANSI colours and CRLF line ends', () => {
+    const coloured = [...TRACEBACK, `\x1b[31m${OOM_22}\x1b[0m`].join('\r\n') + '\r\n';
+    const v = triageText(coloured, 'x').verdicts[0]!;
+    expect(v.requestedBytes).toBe(2 * GiB);
+    expect(v.evidence[0]!.text).toBe(OOM_22);
+    expect(v.userFrames[0]!.line).toBe(61);
+  });
+
+  it('follows rank prefixes in interleaved logs: frames come from the failing rank only', () => {
+    const lines = [
+      '[rank1]: Traceback (most recent call last):',
+      '[rank0]:   File "/home/me/proj/other.py", line 5, in other',
+      '[rank1]:   File "/home/me/proj/train.py", line 61, in main',
+      '[rank0]:     other()',
+      '[rank1]:     loss = step(batch)',
+      `[rank1]: ${OOM_22}`,
+    ];
+    const v = triageText(lines.join('\n'), 'x').verdicts[0]!;
+    expect(v.rank).toBe(1);
+    expect(v.userFrames.map((f) => f.file)).toEqual(['/home/me/proj/train.py']);
+  });
+
+  it('puts the root OOM first and links the watchdog timeouts of the other ranks to it', () => {
+    const lines = [
+      `[rank2]: ${OOM_22}`,
+      '[rank0]:[E1206 18:44:12.715 ProcessGroupNCCL.cpp:607] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600061 milliseconds before timing out.',
+      '[rank1]:[E1206 18:44:12.755 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600099 milliseconds before timing out.',
+      "[rank0]:[E ProcessGroupNCCL.cpp:1169] [PG 0 Rank 0] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.",
+    ];
+    const [root, hang, stuck, ...rest] = triageText(lines.join('\n'), 'x').verdicts;
+    expect(rest).toEqual([]);
+    expect(root).toMatchObject({ kind: 'fragmentation', rank: 2 });
+    expect(root!.causedBy).toBeUndefined();
+    expect(hang).toMatchObject({ kind: 'hang', rank: 0, causedBy: 0 });
+    expect(hang!.summary).toContain('2 ranks');
+    expect(hang!.fixes[0]!.id).toBe('agree-on-failure');
+    expect(stuck).toMatchObject({ kind: 'hang', causedBy: 1 });
+  });
+
+  it('treats the "more than 1EB" OOM after a timeout as a consequence of it', () => {
+    const lines = [
+      '[E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1800453 milliseconds before timing out.',
+      'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 1EB memory.',
+    ];
+    const [timeout, absurd] = triageText(lines.join('\n'), 'x').verdicts;
+    expect(timeout).toMatchObject({ kind: 'hang', rank: 3 });
+    expect(absurd).toMatchObject({ kind: 'catchable-oom', causedBy: 0 });
+  });
+
+  it('merges NCCL warnings and the Python error into one collective OOM with the user frame', () => {
+    const lines = [
+      "node1:100:200 [5] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'",
+      'node1:100:200 [5] include/alloc.h:185 NCCL WARN Failed to CUDA calloc 6291456 bytes',
+      'Traceback (most recent call last):',
+      '  File "/work/job/train.py", line 40, in <module>',
+      '    dist.all_to_all_single(out, inp)',
+      'torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, unhandled cuda error',
+    ];
+    const verdicts = triageText(lines.join('\n'), 'x').verdicts;
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]).toMatchObject({ kind: 'collective-oom', device: 5, requestedBytes: 6291456, catchable: false });
+    expect(verdicts[0]!.userFrames[0]).toMatchObject({ file: '/work/job/train.py', line: 40 });
+    expect(verdicts[0]!.evidence.map((e) => e.line)).toEqual([1, 2, 6]);
+  });
+
+  it('recommends emptying the cache before collectives for the ROCm HSA abort', () => {
+    const v = triageText(
+      ':0:rocdevice.cpp :3671: Callback: Queue 0x7f00 Aborting with error :\n  HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.\n  Code: 0x1008  Available Free mem : 4 MB\n',
+      'x',
+    ).verdicts;
+    expect(v).toHaveLength(1);
+    expect(v[0]).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', catchable: false, freeBytes: 4 * 1024 ** 2 });
+    expect(v[0]!.fixes[0]!.id).toBe('empty-cache-before-collectives');
+  });
+
+  it('recommends a lock for the RNGD DRAM_SHARED race', () => {
+    const v = triageText('torch.OutOfMemoryError: failed to allocate 8388608 bytes on DRAM_SHARED', 'x').verdicts[0]!;
+    expect(v).toMatchObject({ kind: 'catchable-oom', platform: 'npu', requestedBytes: 8388608 });
+    expect(v.fixes[0]!.id).toBe('process-wide-lock');
+  });
+
+  it('reports look-alikes as not-oom and ordinary output as nothing', () => {
+    expect(triageText('RuntimeError: CUDA error: an illegal memory access was encountered', 'x').verdicts[0]!.kind).toBe('not-oom');
+    expect(triageText('epoch 3 loss 0.12\nKilled process count: 0 in this epoch\nsaved checkpoint', 'x').verdicts).toEqual([]);
+    expect(triageText('', 'x').verdicts).toEqual([]);
+  });
+
+  it('keeps line numbers exact far into a long log', () => {
+    const filler = 'step 123 loss 1.2345 lr 3e-4 tokens/s 48213\n'.repeat(40_000);
+    const report = triageText(filler + OOM_22 + '\n' + filler, 'x');
+    expect(report.verdicts[0]!.evidence[0]!.line).toBe(40_001);
+  });
+});
+
+describe('triage input handling', () => {
+  it('streams files and decodes UTF-16 with a BOM (PowerShell redirects)', async () => {
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${OOM_22}\r\n`, 'utf16le')]);
+    const report = await triageFile(tempFile('ps.log', utf16));
+    expect(report.verdicts[0]!.requestedBytes).toBe(2 * GiB);
+  });
+
+  it('survives invalid UTF-8 around the failure', async () => {
+    const bytes = Buffer.concat([Buffer.from([0xc3, 0x28, 0xff, 0x0a]), Buffer.from(OOM_22), Buffer.from([0x0a, 0xe2, 0x82])]);
+    expect((await triageFile(tempFile('latin.log', bytes))).verdicts[0]!.kind).toBe('fragmentation');
+  });
+
+  it('refuses binary input with a clear error and a code', async () => {
+    const gz = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03]);
+    await expect(triageFile(tempFile('snap.pickle.gz', gz))).rejects.toMatchObject({ code: 'BINARY_INPUT', message: expect.stringContaining('headroom snapshot') });
+    const noise = Buffer.alloc(4096, 0);
+    await expect(triageFile(tempFile('zeros.bin', noise))).rejects.toBeInstanceOf(TriageInputError);
+  });
+
+  it('reports a missing file with its errno code', async () => {
+    await expect(triageFile('/nonexistent/headroom.log')).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('handles a 12 MB line without a break', async () => {
+    const report = await triageStream(chunksOf('x'.repeat(12 * 1024 * 1024) + OOM_22, 1024 * 1024), 'x');
+    expect(report.verdicts[0]!.requestedBytes).toBe(2 * GiB);
+  });
+});
