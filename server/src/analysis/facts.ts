@@ -230,7 +230,9 @@ export function extractFacts(idx: PythonIndex, options: FactOptions): TrainingFa
     return undefined;
   };
 
-  for (const call of idx.calls) visitCall(idx, call, facts, options, compiledNames);
+  for (const call of idx.calls) {
+    if (!staticallySkipped(idx, call.node)) visitCall(idx, call, facts, options, compiledNames);
+  }
 
   // `@torch.compile` decorated functions are graph calls too.
   for (const call of idx.calls) {
@@ -286,7 +288,7 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
     if (dtype) facts.weightDtype = located(dtype, node);
     const attn = idx.evalString(kw('attn_implementation'));
     if (attn) facts.attention = located(attn.startsWith('flash') ? 'flash' : attn === 'eager' ? 'eager' : 'sdpa', node);
-  } else if (method === 'from_config' || (method.endsWith('ForCausalLM') || method.endsWith('ForSequenceClassification') || method === 'GPT' || method === 'Transformer')) {
+  } else if (method === 'from_config' || (['ForCausalLM', 'LMHeadModel', 'ForSequenceClassification', 'ForMaskedLM', 'ForImageClassification'].some((x) => method.endsWith(x)) || method === 'GPT' || method === 'Transformer')) {
     const configNode = idx.positional(node, 0) ?? kw('config');
     const model = configNode ? modelFromConfigNode(idx, configNode, options.baseDir) : undefined;
     if (model) setModel(facts, model, node);
@@ -308,7 +310,7 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
       if (dtype) facts.weightDtype = located(dtype, node);
     }
   }
-  if (method === 'autocast') {
+  if (method === 'autocast' && idx.evaluate(kw('enabled')) !== false) {
     const dtype = precisionOf(idx, kw('dtype')) ?? 'fp16';
     facts.autocast = located(dtype, node);
   }
@@ -457,9 +459,24 @@ function markFrozen(facts: TrainingFacts, target: string, node: Node): void {
   facts.frozen = located([...parts], node);
 }
 
+/** True when the call sits in an `if` branch whose condition is a literal-valued false (e.g. a flag defaulting to 0). */
+function staticallySkipped(idx: PythonIndex, node: Node): boolean {
+  for (let child: Node = node, p = node.parent; p; child = p, p = p.parent) {
+    if (p.type !== 'if_statement') continue;
+    const consequence = p.childForFieldName('consequence');
+    if (!consequence || consequence.id !== child.id) continue;
+    const value = idx.evaluate(p.childForFieldName('condition'));
+    if (value === false || value === 0 || value === null || value === '') return true;
+  }
+  return false;
+}
+
 function setModel(facts: TrainingFacts, model: ModelFact, node: Node): void {
   facts.model = located(model, node);
-  const assignment = node.parent?.type === 'assignment' ? node.parent.childForFieldName('left') : undefined;
+  // `model = Auto...from_config(cfg).cuda()`: climb the call chain to the assignment.
+  let top: Node = node;
+  while (top.parent && (top.parent.type === 'attribute' || top.parent.type === 'call')) top = top.parent;
+  const assignment = top.parent?.type === 'assignment' ? top.parent.childForFieldName('left') : undefined;
   if (assignment) facts.modelVariable = assignment.text;
 }
 

@@ -101,7 +101,10 @@ export function layerActivationBytesPerToken(s: TransformerShape, compute: Preci
   } else {
     // LayerNorm (GPT-2/BERT/ViT): input and output, plus a cast under autocast; fused q/k/v.
     const norm = mixed ? 4 * h + 4 * h + d * h : r * h + d * h;
-    perToken = 2 * norm + d * (hq + 2 * hkv) + d * hq + 2 * d * i;
+    // GPT-2's gelu_new is written out in Python (pow, tanh, adds, muls); autograd keeps five
+    // intermediates of the MLP width, the pow input and the tanh terms in fp32 under autocast.
+    const mlp = s.family === 'gpt2' ? (mixed ? 16 * i : 5 * d * i) : 2 * d * i;
+    perToken = 2 * norm + d * (hq + 2 * hkv) + d * hq + mlp;
   }
   if (attention === 'eager') {
     // Scores kept as the fp32 softmax output and its low-precision copy, per head and key.

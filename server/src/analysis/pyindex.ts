@@ -235,6 +235,16 @@ export class PythonIndex {
         return stringValue(node);
       case 'parenthesized_expression':
         return this.evaluate(node.namedChildren[0], depth + 1);
+      case 'not_operator': {
+        const v = this.evaluate(node.childForFieldName('argument'), depth + 1);
+        return v === undefined ? undefined : !v || (Array.isArray(v) && v.length === 0);
+      }
+      case 'conditional_expression': {
+        const [whenTrue, condition, whenFalse] = node.namedChildren;
+        const c = this.evaluate(condition, depth + 1);
+        if (c === undefined) return undefined;
+        return this.evaluate(c && c !== 0 ? whenTrue : whenFalse, depth + 1);
+      }
       case 'unary_operator': {
         const v = this.evaluate(node.childForFieldName('argument'), depth + 1);
         return typeof v === 'number' && node.child(0)?.text === '-' ? -v : v;
