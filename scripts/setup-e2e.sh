@@ -62,34 +62,42 @@ if [[ "${installed_version}" == "${CODE_SERVER_VERSION}" && -f "${code_server_pk
   log "code-server ${CODE_SERVER_VERSION} already installed in ${tool_dir}"
 else
   log "installing code-server ${CODE_SERVER_VERSION} into ${tool_dir}"
-  mkdir -p "${tool_dir}"
-  # A private TMPDIR: @vscode/ripgrep looks for its download in os.tmpdir(), and npm's own
-  # temporary files stay out of the shared /tmp.
+  # Everything is built in a private directory and moved into place at the end, for two reasons:
+  # node-gyp's Makefiles break on paths with spaces, so argon2's fallback build fails inside a
+  # checkout like "~/My Projects/headroom"; and a failed install never leaves a half-built
+  # .e2e/code-server behind for the check above to trust. @vscode/ripgrep also looks for its
+  # download in os.tmpdir(), so the same directory is the install's TMPDIR.
   install_tmp="$(mktemp -d "${TMPDIR:-/tmp}/headroom-e2e-setup.XXXXXX")"
   trap 'rm -rf -- "${install_tmp}"' EXIT
+  [[ "${install_tmp}" != *[[:space:]]* ]] \
+    || die "TMPDIR must not contain spaces (node-gyp cannot build there): ${install_tmp}"
   rg_cache="${install_tmp}/vscode-ripgrep-cache-${VSCODE_RIPGREP_VERSION}"
   mkdir -p "${rg_cache}/stage"
   cp "$(command -v rg)" "${rg_cache}/stage/rg"
   tar -czf "${rg_cache}/${RIPGREP_ASSET}" -C "${rg_cache}/stage" rg
   # The tool dir gets its own package.json so npm treats it as a separate project: code-server
   # and its 300 MB of dependencies never enter the extension's package-lock.json.
-  if [[ ! -f "${tool_dir}/package.json" ]]; then
-    printf '{ "name": "headroom-e2e-tools", "private": true }\n' > "${tool_dir}/package.json"
-  fi
+  staging="${install_tmp}/code-server"
+  mkdir -p "${staging}"
+  printf '{ "name": "headroom-e2e-tools", "private": true }\n' > "${staging}/package.json"
   # --unsafe-perm: code-server's postinstall.sh refuses to run as root unless
   # npm_config_unsafe_perm is true (npm 7+ warns that it does not know the flag; it still sets it).
   # npm_config_yes: node-pty's postinstall runs `npx node-gyp`, which must not prompt.
   # nodedir: node-gyp builds against the local Node headers instead of downloading them.
   (
-    cd "${tool_dir}"
+    cd "${staging}"
     TMPDIR="${install_tmp}" npm_config_yes=true npm_config_nodedir=/usr \
       npm install --unsafe-perm --no-audit --no-fund --save-exact \
       "code-server@${CODE_SERVER_VERSION}"
   ) || die 'npm install of code-server failed (see the npm output above)'
-  [[ -f "${code_server_pkg}/out/node/entry.js" ]] || die 'code-server installed without out/node/entry.js'
-  [[ -x "${code_server_pkg}/lib/vscode/node_modules/@vscode/ripgrep/bin/rg" ]] \
+  staged_pkg="${staging}/node_modules/code-server"
+  [[ -f "${staged_pkg}/out/node/entry.js" ]] || die 'code-server installed without out/node/entry.js'
+  [[ -x "${staged_pkg}/lib/vscode/node_modules/@vscode/ripgrep/bin/rg" ]] \
     || die 'code-server installed without @vscode/ripgrep/bin/rg (its postinstall did not run)'
-  touch "${code_server_pkg}/.headroom-install-ok"
+  touch "${staged_pkg}/.headroom-install-ok"
+  rm -rf -- "${tool_dir}"
+  mkdir -p "$(dirname "${tool_dir}")"
+  mv -- "${staging}" "${tool_dir}"
 fi
 
 "${tool_dir}/node_modules/.bin/code-server" --version >/dev/null \
