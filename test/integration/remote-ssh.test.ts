@@ -7,7 +7,7 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { download, kill, launch, makeDirectory, poll, readRunFile, upload } from '../../server/src/runs/remote/detached';
+import { download, kill, launch, makeDirectory, readRunFile, tail, upload } from '../../server/src/runs/remote/detached';
 import { testConnection } from '../../server/src/runs/remote/environment';
 import { listSshHosts } from '../../server/src/runs/remote/hosts';
 import { run } from '../../server/src/runs/remote/shell';
@@ -111,39 +111,28 @@ describe.skipIf(skip !== undefined)('ssh transport (real sshd on 127.0.0.1)', ()
     const pgid = await launch(ssh, { dir, name: 'job', argv: [hosts.python, 'prog.py', marker], env: { HR_TEST: 'x y' } });
     expect(pgid).toBeGreaterThan(1);
 
-    let offset = 0;
     let received = Buffer.alloc(0);
-    const take = async () => {
-      const p = await poll(ssh, dir, 'job', { 'job.out': offset });
-      const chunk = p.chunks['job.out']!;
-      received = Buffer.concat([received, chunk]);
-      offset += chunk.length;
-      return p;
-    };
-    // Read a little, then cut the link by killing the sshd processes serving the master connection.
-    for (let i = 0; i < 50 && !received.toString().includes('line 5 '); i++) {
-      await take();
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    const before = received.length;
-    expect(before).toBeGreaterThan(0);
+    const follow = () =>
+      tail(ssh, dir, 'job', { 'job.out': received.length }, (_file, bytes) => {
+        received = Buffer.concat([received, bytes]);
+      });
+    // Follow a little, then cut the link by killing the sshd processes serving the master connection.
+    const first = follow();
+    for (let i = 0; i < 100 && !received.toString().includes('line 5 '); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(received.length).toBeGreaterThan(0);
     const master = masterPid(ssh.baseArgs());
     expect(master).toBeGreaterThan(0);
     const serving = sshdServing(master!, hosts.sshPort);
     expect(serving.length).toBeGreaterThan(0);
     for (const pid of serving) process.kill(pid, 'SIGKILL');
-    // The very next command on the dead master fails as a link failure, or finds the master gone
-    // and opens a new one: either way the run on the host is untouched.
-    await take().catch((err: { code?: string }) => expect(err.code).toBe('HR_SSH_CONNECT'));
+    await expect(first.done).rejects.toMatchObject({ code: 'HR_SSH_CONNECT' });
+    const cutAt = received.length;
+    expect(received.toString()).not.toContain('line 39 ');
 
-    // Re-attach: new connection, same offsets, until the wrapper wrote the exit status.
-    let state = await take();
-    for (let i = 0; i < 100 && (state.alive || state.exitCode === null); i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      state = await take();
-    }
-    expect(state.exitCode).toBe(5);
-    expect(state.alive).toBe(false);
+    // Re-attach: a new connection, following from the byte where the first one stopped.
+    const end = await follow().done;
+    expect(end.exitCode).toBe(5);
+    expect(received.length).toBeGreaterThan(cutAt);
     const lines = received.toString().trimEnd().split('\n');
     expect(lines).toEqual(Array.from({ length: 40 }, (_, i) => `line ${i} ${marker}`));
     expect(processesMatching(marker)).toEqual([]);
@@ -163,16 +152,14 @@ describe.skipIf(skip !== undefined)('ssh transport (real sshd on 127.0.0.1)', ()
     await run(ssh, `cat > ${dir}/prog.py`, { stdin: program });
     await launch(ssh, { dir, name: 'job', argv: [hosts.python, 'prog.py', marker] });
     let out = '';
-    for (let i = 0; i < 100 && !out.includes('started'); i++) {
-      out = (await poll(ssh, dir, 'job', { 'job.out': 0 })).chunks['job.out']!.toString();
-      if (!out.includes('started')) await new Promise((r) => setTimeout(r, 100));
-    }
+    const following = tail(ssh, dir, 'job', { 'job.out': 0 }, (_file, bytes) => void (out += bytes.toString()));
+    for (let i = 0; i < 100 && !out.includes('started'); i++) await new Promise((r) => setTimeout(r, 100));
     // The wrapper shell, the parent and its two children.
     expect(processesMatching(marker).length).toBe(4);
     expect(await kill(ssh, dir, 'job', 500)).toBe(0);
     expect(processesMatching(marker)).toEqual([]);
-    const after = await poll(ssh, dir, 'job', {});
-    expect(after).toMatchObject({ alive: false, exitCode: null });
+    // Killed, not ended on its own: no exit status.
+    expect(await following.done).toEqual({ exitCode: null });
   });
 
   it('lists concrete hosts from an ssh config, following Include and skipping patterns', () => {

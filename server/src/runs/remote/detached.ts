@@ -8,10 +8,10 @@
  * spliced into the wrapper's text: the name, directory and argv reach it as quoted positional
  * parameters.
  *
- * `poll` reads what was appended to the log files since given byte offsets, plus whether the group
- * is alive and the exit status, in one round trip. The caller keeps the offsets with what it
- * stored, so after a dropped link a new connection continues exactly where the last chunk ended:
- * nothing is lost and nothing is read twice. `kill` ends the whole process group.
+ * `tail` follows what is appended to the log files from given byte offsets, in one long-lived
+ * session, until the command ends. The caller keeps the offsets with what it stored, so after a
+ * dropped link a new session continues exactly where the last chunk ended: nothing is lost and
+ * nothing is read twice. `kill` ends the whole process group.
  */
 import { spawn } from 'node:child_process';
 import { RemoteError } from './errors';
@@ -100,68 +100,130 @@ export async function launch(shell: Shell, spec: LaunchSpec): Promise<number> {
   return pgid;
 }
 
-export interface PollResult {
-  /** New bytes per requested file, from its offset to the end at the time of the poll. */
-  chunks: Record<string, Buffer>;
-  /** True while any process of the group is alive. */
-  alive: boolean;
-  /** The command's exit status once it has ended on its own; null while running or when killed. */
+/** The shell test for "the command `name` launched is still running": any process of its group alive. */
+export function groupAliveTest(name: string): string {
+  const pid = quote(`${checkName(name)}.pid`);
+  return `[ -s ${pid} ] && kill -0 -"$(cat ${pid})" 2>/dev/null`;
+}
+
+export interface TailOptions {
+  /** A shell test that succeeds while the command runs; default: its process group is alive. */
+  aliveTest?: string;
+  /** Seconds between looks at the files on the host. Default 0.3. */
+  intervalSeconds?: number;
+}
+
+export interface TailEnd {
+  /** The command's exit status when it ended on its own; null when it was killed (or queued work vanished). */
   exitCode: number | null;
 }
 
+export interface TailHandle {
+  /**
+   * Resolves when the command has ended and every byte was delivered; rejects with
+   * `HR_SSH_CONNECT` when the link dropped (what arrived was delivered, the command goes on).
+   */
+  readonly done: Promise<TailEnd>;
+  /** Stops following (the command is not touched). */
+  stop(): void;
+}
+
 /**
- * One round trip: new bytes of each `files[name] = offset`, whether the group `name` launched is
- * alive, and its exit status. Files that do not exist yet read as empty.
+ * Follows files of a run directory from byte offsets, in one long-lived session: the host loops
+ * (check alive, send what each file gained, sleep) and ends after the first look that found the
+ * command gone, so the last bytes it wrote are always sent. `onChunk` gets them in order; an async
+ * `onChunk` is awaited before the next one.
  */
-export async function poll(shell: Shell, dir: string, name: string, files: Readonly<Record<string, number>>): Promise<PollResult> {
+export function tail(
+  shell: Shell,
+  dir: string,
+  name: string,
+  offsets: Readonly<Record<string, number>>,
+  onChunk: (file: string, bytes: Buffer) => void | Promise<void>,
+  options: TailOptions = {},
+): TailHandle {
   checkName(name);
-  const entries = Object.entries(files);
+  const files = Object.entries(offsets);
+  const interval = options.intervalSeconds ?? 0.3;
   const lines = [`cd -- ${quote(dir)} || exit 3`];
-  entries.forEach(([file, offset], index) => {
+  files.forEach(([file, offset], index) => {
     checkName(file);
     if (!Number.isSafeInteger(offset) || offset < 0) throw new RangeError(`bad offset ${offset} for ${file}`);
+    lines.push(`o${index}=${offset}`);
+  });
+  lines.push('while :; do', `  if ${options.aliveTest ?? groupAliveTest(name)}; then a=1; else a=0; fi`);
+  files.forEach(([file], index) => {
     const f = quote(file);
     // The size is read once, so the header and the bytes that follow always agree.
     lines.push(
-      `if [ -f ${f} ]; then s=$(wc -c < ${f}); else s=0; fi`,
-      `n=$((s - ${offset})); [ "$n" -lt 0 ] && n=0`,
-      `printf '%s %s\\n' ${index} "$n"`,
-      `[ "$n" -gt 0 ] && tail -c +${offset + 1} ${f} | head -c "$n"`,
+      `  if [ -f ${f} ]; then s=$(wc -c < ${f}); else s=0; fi`,
+      `  if [ "$s" -gt "$o${index}" ]; then`,
+      `    printf 'chunk ${index} %s\n' $((s - o${index}))`,
+      `    tail -c +$((o${index} + 1)) ${f} | head -c $((s - o${index}))`,
+      `    o${index}=$s`,
+      '  fi',
     );
   });
-  const pid = quote(`${name}.pid`);
   const exit = quote(`${name}.exit`);
   lines.push(
-    `if [ -s ${pid} ] && kill -0 -"$(cat ${pid})" 2>/dev/null; then a=1; else a=0; fi`,
-    `if [ -s ${exit} ]; then e=$(cat ${exit}); else e=-; fi`,
-    `printf 'state %s %s\\n' "$a" "$e"`,
+    `  if [ $a = 0 ]; then if [ -s ${exit} ]; then printf 'end %s\n' "$(cat ${exit})"; else echo 'end -'; fi; exit 0; fi`,
+    `  sleep ${interval}`,
+    'done',
   );
-  const result = await shell.exec(lines.join('\n'));
-  if (result.code !== 0) {
-    throw new RemoteError('HR_REMOTE_COMMAND', `${shell.label}: poll of ${dir} failed (${result.code}): ${result.stderr.trim()}`);
-  }
-  return parsePoll(result.stdout, entries.map(([file]) => file));
-}
-
-function parsePoll(out: Buffer, names: string[]): PollResult {
-  const chunks: Record<string, Buffer> = {};
-  let at = 0;
-  const header = (): string => {
-    const end = out.indexOf(0x0a, at);
-    if (end < 0) throw new RemoteError('HR_REMOTE_PROTOCOL', 'truncated poll answer');
-    const text = out.subarray(at, end).toString('latin1');
-    at = end + 1;
-    return text;
+  const child = shell.start(lines.join('\n'));
+  child.stdin.end();
+  let stopped = false;
+  const done = new Promise<TailEnd>((resolve, reject) => {
+    let buffer = Buffer.alloc(0);
+    let want: { file: string; size: number } | undefined;
+    let end: TailEnd | undefined;
+    let chain: Promise<void> = Promise.resolve();
+    let failure: Error | undefined;
+    let stderr = '';
+    const deliver = (file: string, bytes: Buffer): void => {
+      chain = chain.then(() => onChunk(file, bytes)).catch((err: unknown) => {
+        failure ??= err instanceof Error ? err : new Error(String(err));
+        child.kill('SIGTERM');
+      });
+    };
+    child.stdout.on('data', (data: Buffer) => {
+      buffer = Buffer.concat([buffer, data]);
+      for (;;) {
+        if (want) {
+          if (buffer.length < want.size) return;
+          deliver(want.file, Buffer.from(buffer.subarray(0, want.size)));
+          buffer = buffer.subarray(want.size);
+          want = undefined;
+          continue;
+        }
+        const newline = buffer.indexOf(0x0a);
+        if (newline < 0) return;
+        const [tag, a, b] = buffer.subarray(0, newline).toString('latin1').split(' ');
+        buffer = buffer.subarray(newline + 1);
+        if (tag === 'chunk') want = { file: files[Number(a)]?.[0] ?? '?', size: Number(b) };
+        else if (tag === 'end') end = { exitCode: a === '-' || a === undefined ? null : Number.parseInt(a, 10) };
+      }
+    });
+    child.stderr.on('data', (data: Buffer) => (stderr = (stderr + data.toString('utf8')).slice(-2000)));
+    child.on('error', (err) => reject(new RemoteError('HR_REMOTE_COMMAND', `${shell.label}: cannot follow ${dir}: ${err.message}`)));
+    child.on('close', (code) => {
+      void chain.then(() => {
+        if (failure) reject(failure);
+        else if (end) resolve(end);
+        else if (stopped) resolve({ exitCode: null });
+        else if (code === 255) {
+          reject(new RemoteError('HR_SSH_CONNECT', `${shell.label}: ${stderr.trim() || 'the connection was lost'}`));
+        } else reject(new RemoteError('HR_REMOTE_COMMAND', `${shell.label}: following ${dir} ended with status ${code}: ${stderr.trim()}`));
+      });
+    });
+  });
+  return {
+    done,
+    stop() {
+      stopped = true;
+      child.kill('SIGTERM');
+    },
   };
-  for (const name of names) {
-    const [index, size] = header().split(' ').map(Number);
-    if (names[index ?? -1] !== name || !Number.isSafeInteger(size)) throw new RemoteError('HR_REMOTE_PROTOCOL', 'malformed poll answer');
-    chunks[name] = Buffer.from(out.subarray(at, at + size!));
-    at += size!;
-  }
-  const [tag, alive, exit] = header().split(' ');
-  if (tag !== 'state') throw new RemoteError('HR_REMOTE_PROTOCOL', 'malformed poll answer (no state line)');
-  return { chunks, alive: alive === '1', exitCode: exit === '-' || exit === undefined ? null : Number.parseInt(exit, 10) };
 }
 
 /**

@@ -9,7 +9,7 @@
  *   remote.json      where the run lives on the host (target id, remote directory, job name)
  *   remote/supervisor.out, remote/supervisor.err   byte-exact mirrors of the host's files
  *   work/cells/V.N/  each finished cell's directory, copied back, paths in result.json made local
- * The mirrors' sizes are the offsets: after a dropped link or a server restart, re-attach polls
+ * The mirrors' sizes are the offsets: after a dropped link or a server restart, re-attach follows
  * from exactly where the last stored byte ended.
  */
 import { appendFileSync, copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -18,13 +18,12 @@ import { StringDecoder } from 'node:string_decoder';
 import type { CellResult } from '../../protocol';
 import { writeFileAtomic } from '../store';
 import { EventLineReader, type SessionEnd, type StartOptions, type SupervisorEvent, type TargetSession } from '../targets/target';
-import { download, kill, makeDirectory, poll, upload, type PollResult } from './detached';
+import { download, kill, makeDirectory, tail, upload } from './detached';
 import { RemoteError } from './errors';
 import { quote } from './quote';
 import { run, type Shell } from './shell';
 
 export const SUPERVISOR = 'supervisor';
-const POLL_INTERVAL_MS = 300;
 const STDERR_TAIL_CHARS = 4000;
 const CELL_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
 
@@ -43,8 +42,8 @@ export interface RemoteDriver {
   readonly shell: Shell;
   /** Starts `argv` (relative to the run directory) detached on the host or in an allocation. */
   launch(info: RemoteRunInfo, argv: string[]): Promise<void>;
-  /** After a poll: is the supervisor still running (or still queued)? */
-  running(info: RemoteRunInfo, last: PollResult): Promise<boolean>;
+  /** A shell test, run in the run directory, that succeeds while the supervisor runs or is queued. */
+  aliveTest(info: RemoteRunInfo): string;
   /** Kills the supervisor and every rank process of the run (and its Slurm job). */
   kill(info: RemoteRunInfo): Promise<void>;
 }
@@ -142,57 +141,58 @@ export function follow(
   onEvent: (event: SupervisorEvent) => void,
 ): TargetSession {
   mkdirSync(path.join(localRunDir, 'remote'), { recursive: true });
+  const outName = `${SUPERVISOR}.out`;
+  const errName = `${SUPERVISOR}.err`;
   const outFile = mirrorFile(localRunDir, 'out');
   const errFile = mirrorFile(localRunDir, 'err');
   const decoder = new StringDecoder('utf8');
   const pending: SupervisorEvent[] = [];
   const reader = new EventLineReader((event) => pending.push(event));
   let cancelled = false;
-  let lastExit: number | null = null;
 
-  const pollOnce = async (): Promise<PollResult> => {
-    const result = await poll(driver.shell, info.remoteDir, SUPERVISOR, {
-      [`${SUPERVISOR}.out`]: sizeOf(outFile),
-      [`${SUPERVISOR}.err`]: sizeOf(errFile),
-    });
-    const out = result.chunks[`${SUPERVISOR}.out`]!;
-    const err = result.chunks[`${SUPERVISOR}.err`]!;
-    // Stored first, then parsed: a crash in between re-reads nothing and loses nothing.
-    if (out.length > 0) appendFileSync(outFile, out);
-    if (err.length > 0) appendFileSync(errFile, err);
-    reader.push(decoder.write(out));
-    if (result.exitCode !== null) lastExit = result.exitCode;
+  const deliver = async (): Promise<void> => {
     while (pending.length > 0) {
       const event = pending.shift()!;
       if (event.type === 'cell') onEvent({ type: 'cell', cell: await fetchCell(driver.shell, event.cell, info, localRunDir) });
       else onEvent(event);
     }
-    return result;
   };
+
+  const following = tail(
+    driver.shell,
+    info.remoteDir,
+    SUPERVISOR,
+    { [outName]: sizeOf(outFile), [errName]: sizeOf(errFile) },
+    async (file, bytes) => {
+      // Stored first, then parsed: a crash in between re-reads nothing and loses nothing.
+      if (file === errName) {
+        appendFileSync(errFile, bytes);
+        return;
+      }
+      appendFileSync(outFile, bytes);
+      reader.push(decoder.write(bytes));
+      await deliver();
+    },
+    { aliveTest: driver.aliveTest(info) },
+  );
 
   const stderrTail = (): string => (existsSync(errFile) ? readFileSync(errFile, 'utf8').slice(-STDERR_TAIL_CHARS) : '');
 
-  const ended = (async (): Promise<SessionEnd> => {
-    try {
-      for (;;) {
-        const result = await pollOnce();
-        if (!(await driver.running(info, result))) {
-          // Bytes written between the poll's read and the process's exit: one more read drains them.
-          await pollOnce();
-          reader.push(decoder.end() + '\n');
-          return { cancelled, code: lastExit, signal: null, stderrTail: stderrTail() };
-        }
-        await sleep(POLL_INTERVAL_MS);
-      }
-    } catch (err) {
+  const ended = following.done.then(
+    async (end): Promise<SessionEnd> => {
+      reader.push(decoder.end() + '\n');
+      await deliver();
+      return { cancelled, code: end.exitCode, signal: null, stderrTail: stderrTail() };
+    },
+    (err: unknown): SessionEnd => {
       const message = err instanceof Error ? err.message : String(err);
       const lost =
         err instanceof RemoteError && err.code === 'HR_SSH_CONNECT'
           ? `lost the connection (${message}); the run goes on on the host: re-attach to collect the rest`
           : `stopped following the run: ${message}`;
       return { cancelled, code: null, signal: null, stderrTail: `${stderrTail()}\n${lost}` };
-    }
-  })();
+    },
+  );
 
   return {
     ended,

@@ -3,7 +3,7 @@
  * ./ssh.ts). The detached-process, upload and Slurm helpers work on either, so the Slurm target runs
  * the same way on a login node the server is on and on one it reaches over SSH.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import type { Readable } from 'node:stream';
 import { RemoteError } from './errors';
 
@@ -30,6 +30,11 @@ export interface Shell {
    * `HR_REMOTE_TIMEOUT`).
    */
   exec(script: string, options?: ExecOptions): Promise<ExecResult>;
+  /**
+   * Starts a long-lived script whose stdout the caller reads as it comes (following a run). For
+   * ssh, exit status 255 of the child means the link failed or dropped.
+   */
+  start(script: string): ChildProcessWithoutNullStreams;
 }
 
 /** Runs `script` and returns its stdout as text; a non-zero exit becomes `HR_REMOTE_COMMAND`. */
@@ -94,5 +99,9 @@ export class LocalShell implements Shell {
 
   exec(script: string, options: ExecOptions = {}): Promise<ExecResult> {
     return spawnCollect('/bin/sh', ['-c', script], { ...options, label: this.label });
+  }
+
+  start(script: string): ChildProcessWithoutNullStreams {
+    return spawn('/bin/sh', ['-c', script], { stdio: ['pipe', 'pipe', 'pipe'] });
   }
 }

@@ -104,6 +104,11 @@ export type JobState =
   | { tag: 'ended'; jobId: string; state: string }
   | { tag: 'unknown' };
 
+/** A shell test that succeeds while squeue lists a job of this user called `jobName` (queued or running). */
+export function jobListedTest(jobName: string): string {
+  return `[ -n "$(squeue -h -u "$(id -un)" ${command([`--name=${jobName}`])} -o '%i' 2>/dev/null)" ]`;
+}
+
 /** Job ids of this user's jobs called `jobName` that squeue still lists. */
 export async function jobIds(shell: Shell, jobName: string): Promise<string[]> {
   const out = await run(shell, `squeue -h -u "$(id -un)" ${command([`--name=${jobName}`])} -o '%i'`);

@@ -10,6 +10,7 @@
  * Every command is sent as `sh -c '<script>'`: the user's login shell parses one single-quoted word
  * (any POSIX-style login shell: sh, bash, zsh, ksh, dash), and the script runs under `sh`.
  */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -95,6 +96,10 @@ export class SshTransport implements Shell {
           ? new RemoteError('HR_SSH_CONNECT', `${this.label}: ${stderr.trim() || 'connection failed or was lost'}`)
           : undefined,
     });
+  }
+
+  start(script: string): ChildProcessWithoutNullStreams {
+    return spawn(this.ssh, [...this.baseArgs(), `sh -c ${quote(script)}`], { stdio: ['pipe', 'pipe', 'pipe'] });
   }
 
   /** True when a master connection is up for this host. */

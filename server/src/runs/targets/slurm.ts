@@ -13,11 +13,11 @@
  */
 import type { TargetEnvironment } from '../../protocol';
 import type { RemoteTargetOptions } from '../remote/config';
-import { launch, kill } from '../remote/detached';
+import { groupAliveTest, kill, launch } from '../remote/detached';
 import { testConnection, type ConnectionReport } from '../remote/environment';
 import { follow, readRemoteInfo, startRemoteRun, SUPERVISOR, type RemoteDriver, type RemoteRunInfo } from '../remote/session';
 import { LocalShell, run, type Shell } from '../remote/shell';
-import { batchScript, cancelJobs, checkSlurmSettings, jobIds, jobState, sbatchArgv, srunArgv, submit, type JobState, type SlurmSettings } from '../remote/slurm';
+import { batchScript, cancelJobs, checkSlurmSettings, jobListedTest, jobState, sbatchArgv, srunArgv, submit, type JobState, type SlurmSettings } from '../remote/slurm';
 import { SshTransport } from '../remote/ssh';
 import { quote } from '../remote/quote';
 import { RunError } from '../errors';
@@ -59,7 +59,7 @@ export class SlurmTarget implements AttachableTarget {
           const err = `${info.remoteDir}/${SUPERVISOR}.err`;
           await submit(shell, sbatchArgv(settings, shapeFor(info), `${info.remoteDir}/job.sh`, out, err), info.remoteDir);
         },
-        running: async (info) => (await jobIds(shell, info.jobName!)).length > 0,
+        aliveTest: (info) => jobListedTest(info.jobName!),
         async kill(info) {
           await cancelJobs(shell, info.jobName!);
         },
@@ -70,7 +70,7 @@ export class SlurmTarget implements AttachableTarget {
       async launch(info, argv) {
         await launch(shell, { dir: info.remoteDir, name: SUPERVISOR, argv: srunArgv(settings, shapeFor(info), argv) });
       },
-      running: async (_info, last) => last.alive,
+      aliveTest: () => groupAliveTest(SUPERVISOR),
       async kill(info) {
         // scancel first: slurmd signals every process of the step on the compute node, the ranks
         // included. Then the srun process on the login node, which is ours.

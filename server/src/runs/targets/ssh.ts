@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { TargetEnvironment } from '../../protocol';
 import type { RemoteTargetOptions } from '../remote/config';
-import { launch } from '../remote/detached';
+import { groupAliveTest, launch } from '../remote/detached';
 import { testConnection, type ConnectionReport } from '../remote/environment';
 import { follow, killRunProcesses, readRemoteInfo, startRemoteRun, SUPERVISOR, type RemoteDriver } from '../remote/session';
 import { SshTransport } from '../remote/ssh';
@@ -56,7 +56,7 @@ export class SshTarget implements AttachableTarget {
       async launch(info, argv) {
         await launch(shell, { dir: info.remoteDir, name: SUPERVISOR, argv });
       },
-      running: async (_info, last) => last.alive,
+      aliveTest: () => groupAliveTest(SUPERVISOR),
       async kill(info) {
         await killRunProcesses(shell, info);
       },
