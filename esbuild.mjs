@@ -46,6 +46,10 @@ function copyRuntimeFiles() {
   // The reproducers' Python side and the preload shim's source travel to the targets from here.
   for (const dir of ['probes', 'harness']) cpSync(`server/src/runs/${dir}`, `dist/runs/${dir}`, { recursive: true });
   cpSync('native/preload', 'dist/runs/preload', { recursive: true });
+  // Tree-sitter runtime and grammars for the analysis; server/src/analysis/parser.ts finds them beside dist/server.js.
+  for (const wasm of ['web-tree-sitter/tree-sitter.wasm', 'tree-sitter-python/tree-sitter-python.wasm', 'tree-sitter-cpp/tree-sitter-cpp.wasm']) {
+    copyFileSync(`node_modules/${wasm}`, `dist/${wasm.split('/')[1]}`);
+  }
 }
 
 if (watch) {

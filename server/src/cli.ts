@@ -3,6 +3,7 @@
  * `headroom`: the command-line twin of the extension, over the same core as the server.
  * Each subcommand lives with its feature (`<feature>/cli.ts`); this file only dispatches.
  */
+import * as analysis from './analysis/cli';
 import * as replay from './replay/cli';
 import * as runs from './runs/cli';
 import * as remote from './runs/remote/cli';
@@ -18,6 +19,7 @@ interface CommandEntry {
 
 const commands: Record<string, CommandEntry> = {
   triage: { usage: 'headroom triage FILE... [--json]', run: triage.triageCommand },
+  analyze: { usage: 'headroom analyze FILE... [--device NAME] [--json]', run: analysis.analyzeCommand },
   snapshot: { usage: 'headroom snapshot FILE [--json]', run: replay.snapshotCommand },
   replay: {
     usage: 'headroom replay SNAPSHOT [--settings "<PYTORCH_CUDA_ALLOC_CONF>"]... [--capacity BYTES] [--json] | --fit SNAPSHOT [--settings S]... [--json]',

@@ -4,6 +4,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import {
+  CodeActionKind,
   createConnection,
   DidChangeConfigurationNotification,
   ProposedFeatures,
@@ -12,6 +13,7 @@ import {
   type InitializeResult,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import * as analysis from './analysis/lsp';
 import type { ServerContext } from './context';
 import { DiagnosticsStore } from './diagnostics';
 import { ServerStatusNotification, type ServerStatusParams } from './protocol';
@@ -83,6 +85,10 @@ connection.onInitialize((params): InitializeResult => {
   return {
     capabilities: {
       textDocumentSync: TextDocumentSyncKind.Incremental,
+      // Analysis of training scripts: quick fixes, the plan hover and the plan CodeLens.
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+      hoverProvider: true,
+      codeLensProvider: { resolveProvider: false },
     },
     serverInfo: { name: 'headroom' },
   };
@@ -102,6 +108,7 @@ connection.onDidChangeConfiguration(() => {
 documents.onDidClose((e) => settingsCache.delete(e.document.uri));
 
 triage.register(ctx);
+analysis.register(ctx);
 replay.register(ctx);
 runs.register(ctx);
 

@@ -1,0 +1,83 @@
+import { parseArgs } from 'node:util';
+import { formatBytes } from '../format';
+import { defaultSettings } from '../settings';
+import { analyzeFile, resolveDevice, type AnalysisResult } from './analyze';
+
+/** One file's report in the JSON contract of `headroom analyze --json` (lines are 1-based). */
+export interface AnalyzeReport {
+  file: string;
+  plan: null | {
+    device: string;
+    capacityBytes: number;
+    perCardBytes: number;
+    allocatedPeakBytes: number;
+    peakPhase: string;
+    breakdown: Record<string, number>;
+    assumptions: string[];
+    line: number;
+  };
+  findings: Array<{ rule: string; class: string; severity: string; line: number; message: string; fix: string | null; evidence: string[] }>;
+}
+
+export function toReport(file: string, result: AnalysisResult): AnalyzeReport {
+  const plan = result.plan;
+  return {
+    file,
+    plan: plan
+      ? {
+          device: plan.device.name,
+          capacityBytes: plan.device.capacityBytes,
+          perCardBytes: plan.perCardBytes,
+          allocatedPeakBytes: plan.allocatedPeakBytes,
+          peakPhase: plan.peakPhase,
+          breakdown: Object.fromEntries(plan.breakdown.map((it) => [it.key, it.bytes])),
+          assumptions: plan.assumptions,
+          line: plan.line + 1,
+        }
+      : null,
+    findings: result.findings.map((f) => ({ rule: f.rule, class: f.class, severity: f.severity, line: f.loc.line + 1, message: f.message, fix: f.fix, evidence: f.evidence })),
+  };
+}
+
+function render(report: AnalyzeReport, result: AnalysisResult): string {
+  const out = [`${report.file}:`];
+  const plan = result.plan;
+  if (plan) {
+    const pct = Math.round((plan.perCardBytes / plan.device.capacityBytes) * 100);
+    out.push(`  plan (line ${plan.line + 1}): ~${formatBytes(plan.perCardBytes)}/card of ${formatBytes(plan.device.capacityBytes)} (${plan.device.name}), ${pct}%, peak at the ${plan.peakPhase}`);
+    for (const it of plan.breakdown) out.push(`    ${it.label.padEnd(28)} ${formatBytes(it.bytes).padStart(12)}  ${it.note}`);
+    if (plan.assumptions.length > 0) out.push(`    assumed: ${plan.assumptions.join('; ')}`);
+  } else {
+    out.push('  plan: none (no model with a known size)');
+  }
+  if (result.findings.length === 0) out.push('  no findings');
+  for (const f of result.findings) {
+    out.push(`  ${f.loc.line + 1}:${f.loc.character + 1} ${f.severity} ${f.rule} (${f.class}): ${f.message}`);
+    if (f.fix) out.push(`      fix: ${f.fix}`);
+  }
+  return out.join('\n') + '\n';
+}
+
+/** `headroom analyze FILE... [--device NAME] [--json]` */
+export async function analyzeCommand(args: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { json: { type: 'boolean' }, device: { type: 'string' } },
+    allowPositionals: true,
+  });
+  if (positionals.length === 0) {
+    process.stderr.write('headroom analyze: expected at least one .py, .cpp, .cu or .cuh file.\n');
+    return 2;
+  }
+  const device = resolveDevice(values.device ?? defaultSettings.device);
+  const reports: AnalyzeReport[] = [];
+  const texts: string[] = [];
+  for (const file of positionals) {
+    const result = await analyzeFile(file, device);
+    const report = toReport(file, result);
+    reports.push(report);
+    texts.push(render(report, result));
+  }
+  process.stdout.write(values.json ? JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2) + '\n' : texts.join('\n'));
+  return 0;
+}
