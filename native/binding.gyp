@@ -26,6 +26,8 @@
       # itself stays in its no-exceptions mode.
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17", "-std=gnu++20"],
+      # zlib decompresses .pickle.gz snapshots while they stream from disk.
+      "libraries": ["-lz"],
       "cflags": ["-fvisibility=hidden", "-Wall", "-Wextra"],
       "cflags_cc": ["-std=c++17", "-fexceptions", "-fvisibility=hidden", "-Wall", "-Wextra"],
       "xcode_settings": {

@@ -9,13 +9,13 @@ import * as path from 'node:path';
 
 /** Error codes the addon reports. */
 export type NativeErrorCode =
-  /** The bytes are not a pickle, or it ends early. */
+  /** The bytes are not a pickle, it ends early, or its gzip stream is corrupt or truncated. */
   | 'ERR_SNAPSHOT_MALFORMED'
   /** The pickle uses an opcode outside the allow-list (GLOBAL, REDUCE, BUILD, ...). */
   | 'ERR_SNAPSHOT_FORBIDDEN_OPCODE'
   /** The pickle is well formed but is not a PyTorch memory snapshot. */
   | 'ERR_SNAPSHOT_SCHEMA'
-  /** A file could not be read, or its gzip stream is corrupt. */
+  /** A file could not be opened or read. */
   | 'ERR_IO'
   /** The decoder ran out of memory. */
   | 'ERR_OUT_OF_MEMORY'
@@ -145,14 +145,23 @@ export interface ReplayReport {
     /** True when some device's replay started from a reconstructed, non-empty state. */
     startReconstructed: boolean;
     recorded: ReplayRecordedDevice[];
+    /** Wall-clock milliseconds on the worker thread: decoding, pairing the trace, each variant. */
+    timings: { decodeMs: number; planMs: number; variantMs: number[] };
   };
   variants: ReplayVariantResult[];
 }
 
+/**
+ * A snapshot to decode: its bytes (an uncompressed pickle), or the path of a `.pickle` or
+ * `.pickle.gz` file, which the addon streams from disk and gunzips itself (so a file of several
+ * gigabytes is never held in memory whole).
+ */
+export type SnapshotSource = Uint8Array | string;
+
 interface RawAddon {
   init(errorClass: typeof NativeError): void;
-  decodeSnapshotSummary(bytes: Uint8Array): Promise<SnapshotDecodeSummary>;
-  replaySnapshot(bytes: Uint8Array, options: ReplayOptions): Promise<ReplayReport>;
+  decodeSnapshotSummary(source: SnapshotSource): Promise<SnapshotDecodeSummary>;
+  replaySnapshot(source: SnapshotSource, options: ReplayOptions): Promise<ReplayReport>;
 }
 
 export interface NativeAddon {
@@ -160,12 +169,12 @@ export interface NativeAddon {
    * Decodes an uncompressed PyTorch memory snapshot pickle with an allow-listed opcode reader
    * (nothing is ever unpickled) and counts its trace entries and segments.
    */
-  decodeSnapshotSummary(bytes: Uint8Array): Promise<SnapshotDecodeSummary>;
+  decodeSnapshotSummary(source: SnapshotSource): Promise<SnapshotDecodeSummary>;
   /**
    * Decodes a snapshot once and replays its allocation requests through the caching-allocator
    * simulator under each variant's settings and capacity.
    */
-  replaySnapshot(bytes: Uint8Array, options: ReplayOptions): Promise<ReplayReport>;
+  replaySnapshot(source: SnapshotSource, options: ReplayOptions): Promise<ReplayReport>;
 }
 
 declare const __non_webpack_require__: NodeJS.Require | undefined;

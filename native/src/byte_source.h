@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace headroom {
@@ -15,6 +16,31 @@ class ByteSource {
   // Copies up to `capacity` further bytes into `dst`; returns 0 at the end of the input. Throws
   // DecodeError(ERR_IO) when the underlying stream fails. Runs on the worker thread.
   virtual size_t read(uint8_t* dst, size_t capacity) = 0;
+};
+
+// Reads a file from disk, decompressing it on the fly when it starts with gzip's magic number, so a
+// multi-gigabyte snapshot is never held in memory whole. Throws DecodeError(ERR_IO) when the file
+// cannot be opened or read, and ERR_SNAPSHOT_MALFORMED when its gzip stream is corrupt.
+class FileSource final : public ByteSource {
+ public:
+  explicit FileSource(const std::string& path);
+  ~FileSource() override;
+  FileSource(const FileSource&) = delete;
+  FileSource& operator=(const FileSource&) = delete;
+  size_t read(uint8_t* dst, size_t capacity) override;
+  bool gzip() const { return gzip_; }
+
+ private:
+  size_t readRaw(uint8_t* dst, size_t capacity);
+
+  std::string path_;
+  void* file_ = nullptr;     // FILE*
+  void* inflater_ = nullptr; // z_stream*, when gzip.
+  bool gzip_ = false;
+  bool streamEnded_ = false;
+  std::vector<uint8_t> compressed_;
+  size_t compressedPos_ = 0;
+  size_t compressedLen_ = 0;
 };
 
 // A window over the input that the reader advances. For an in-memory buffer the window is the

@@ -1,6 +1,7 @@
 #include "decode_worker.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <new>
 #include <string>
@@ -71,6 +72,40 @@ class PromiseWorker : public Napi::AsyncWorker {
   const char* errorCode_ = code::kMalformed;
 };
 
+// What to decode: bytes copied from JS, or a file read (and gunzipped) on the worker thread.
+struct SnapshotInput {
+  std::vector<uint8_t> bytes;
+  std::string path;  // Non-empty: read this file instead of `bytes`.
+
+  Snapshot decode() {
+    if (!path.empty()) {
+      FileSource file(path);
+      InputWindow input(file);
+      return decodeSnapshot(input);
+    }
+    InputWindow input(bytes.data(), bytes.size());
+    Snapshot snapshot = decodeSnapshot(input);
+    std::vector<uint8_t>().swap(bytes);
+    return snapshot;
+  }
+};
+
+// JS thread: a Uint8Array is copied, so JS may reuse or free its buffer at once; a string is a path.
+bool ReadInput(const Napi::Value& v, SnapshotInput& out) {
+  if (v.IsString()) {
+    out.path = v.As<Napi::String>().Utf8Value();
+    return !out.path.empty();
+  }
+  if (!v.IsTypedArray() || v.As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) return false;
+  auto bytes = v.As<Napi::Uint8Array>();
+  out.bytes.assign(bytes.Data(), bytes.Data() + bytes.ByteLength());
+  return true;
+}
+
+double MillisecondsSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
 struct Summary {
   std::map<std::string, double> actionCounts;
   double traceEvents = 0;
@@ -80,14 +115,12 @@ struct Summary {
 
 class SummaryWorker final : public PromiseWorker {
  public:
-  // JS thread: the bytes are copied so JS may reuse or free its buffer at once.
-  SummaryWorker(Napi::Env env, const Addon& addon, const uint8_t* data, size_t size)
-      : PromiseWorker(env, addon), bytes_(data, data + size) {}
+  SummaryWorker(Napi::Env env, const Addon& addon, SnapshotInput input)
+      : PromiseWorker(env, addon), input_(std::move(input)) {}
 
  private:
   void Compute() override {
-    InputWindow input(bytes_.data(), bytes_.size());
-    const Snapshot snapshot = decodeSnapshot(input);
+    const Snapshot snapshot = input_.decode();
     std::vector<uint64_t> perAction(snapshot.strings.size(), 0);
     for (uint32_t action : snapshot.events.action) ++perAction[action];
     for (uint32_t id = 0; id < perAction.size(); ++id) {
@@ -96,7 +129,6 @@ class SummaryWorker final : public PromiseWorker {
     summary_.traceEvents = static_cast<double>(snapshot.events.count());
     summary_.segmentCount = static_cast<double>(snapshot.segments.size());
     summary_.deviceCount = static_cast<double>(snapshot.devices.size());
-    std::vector<uint8_t>().swap(bytes_);
   }
 
   Napi::Value Result(Napi::Env env) override {
@@ -110,7 +142,7 @@ class SummaryWorker final : public PromiseWorker {
     return out;
   }
 
-  std::vector<uint8_t> bytes_;
+  SnapshotInput input_;
   Summary summary_;
 };
 
@@ -126,6 +158,7 @@ struct VariantOutcome {
   uint64_t capacityBytes = 0;
   bool fit = false;
   uint64_t fitReplays = 0;
+  double replayMs = 0;
   std::vector<ReplayResult> devices;
   size_t worst = 0;  // The device with the highest reserved peak.
 };
@@ -141,11 +174,11 @@ Napi::Value BigNumber(Napi::Env env, uint64_t v) { return Napi::Number::New(env,
 // Decodes once, then replays every requested variant on each device.
 class ReplayWorker final : public PromiseWorker {
  public:
-  ReplayWorker(Napi::Env env, const Addon& addon, const uint8_t* data, size_t size,
+  ReplayWorker(Napi::Env env, const Addon& addon, SnapshotInput input,
                std::vector<VariantRequest> variants, bool timeline, bool segmentCalls, uint64_t deviceTotalBytes,
                uint32_t firstEvent)
       : PromiseWorker(env, addon),
-        bytes_(data, data + size),
+        input_(std::move(input)),
         variants_(std::move(variants)),
         timeline_(timeline),
         segmentCalls_(segmentCalls),
@@ -154,12 +187,15 @@ class ReplayWorker final : public PromiseWorker {
 
  private:
   void Compute() override {
-    InputWindow input(bytes_.data(), bytes_.size());
-    snapshot_ = decodeSnapshot(input);
-    std::vector<uint8_t>().swap(bytes_);
+    auto start = std::chrono::steady_clock::now();
+    snapshot_ = input_.decode();
+    decodeMs_ = MillisecondsSince(start);
+    start = std::chrono::steady_clock::now();
     ownSettings_ = snapshot_.settings.allocConf;
     plans_ = buildPlans(snapshot_, parseAllocatorSettings(ownSettings_), firstEvent_);
+    planMs_ = MillisecondsSince(start);
     for (const VariantRequest& v : variants_) {
+      start = std::chrono::steady_clock::now();
       VariantOutcome out;
       out.settings = v.ownSettings ? ownSettings_ : v.settings;
       out.capacityBytes = v.capacityBytes;
@@ -183,6 +219,7 @@ class ReplayWorker final : public PromiseWorker {
           out.worst = out.devices.size() - 1;
         }
       }
+      out.replayMs = MillisecondsSince(start);
       outcomes_.push_back(std::move(out));
     }
   }
@@ -281,6 +318,13 @@ class ReplayWorker final : public PromiseWorker {
     }
     source.Set("recorded", recorded);
     source.Set("startReconstructed", Napi::Boolean::New(env, anyReconstructed));
+    Napi::Object timings = Napi::Object::New(env);
+    timings.Set("decodeMs", Napi::Number::New(env, decodeMs_));
+    timings.Set("planMs", Napi::Number::New(env, planMs_));
+    Napi::Array variantMs = Napi::Array::New(env);
+    for (uint32_t i = 0; i < outcomes_.size(); ++i) variantMs.Set(i, Napi::Number::New(env, outcomes_[i].replayMs));
+    timings.Set("variantMs", variantMs);
+    source.Set("timings", timings);
     Napi::Array variants = Napi::Array::New(env);
     uint32_t k = 0;
     for (const VariantOutcome& v : outcomes_) {
@@ -299,7 +343,7 @@ class ReplayWorker final : public PromiseWorker {
     return out;
   }
 
-  std::vector<uint8_t> bytes_;
+  SnapshotInput input_;
   std::vector<VariantRequest> variants_;
   bool timeline_;
   bool segmentCalls_;
@@ -309,6 +353,8 @@ class ReplayWorker final : public PromiseWorker {
   std::vector<DevicePlan> plans_;
   std::string ownSettings_;
   std::vector<VariantOutcome> outcomes_;
+  double decodeMs_ = 0;
+  double planMs_ = 0;
 };
 
 // Argument errors reject the promise too, so callers handle every failure in one place.
@@ -336,9 +382,9 @@ bool ReadBytesOption(const Napi::Value& v, uint64_t& out) {
 Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const auto& addon = *static_cast<const Addon*>(info.Data());
-  if (info.Length() < 1 || !info[0].IsTypedArray() ||
-      info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
-    return Rejected(env, addon, "Expected first argument to be a Uint8Array");
+  SnapshotInput input;
+  if (info.Length() < 1 || !ReadInput(info[0], input)) {
+    return Rejected(env, addon, "Expected first argument to be a Uint8Array or a file path");
   }
   if (info.Length() < 2 || !info[1].IsObject()) {
     return Rejected(env, addon, "Expected second argument to be an options object");
@@ -384,8 +430,7 @@ Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info) {
   }
   const bool timeline = options.Get("timeline").ToBoolean().Value();
   const bool segmentCalls = options.Get("segmentCalls").ToBoolean().Value();
-  auto bytes = info[0].As<Napi::Uint8Array>();
-  auto* worker = new ReplayWorker(env, addon, bytes.Data(), bytes.ByteLength(), std::move(variants), timeline, segmentCalls, deviceTotal,
+  auto* worker = new ReplayWorker(env, addon, std::move(input), std::move(variants), timeline, segmentCalls, deviceTotal,
                                  static_cast<uint32_t>(firstEvent));
   Napi::Promise promise = worker->promise();
   worker->Queue();
@@ -395,12 +440,11 @@ Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info) {
 Napi::Value DecodeSnapshotSummary(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   const auto& addon = *static_cast<const Addon*>(info.Data());
-  if (info.Length() < 1 || !info[0].IsTypedArray() ||
-      info[0].As<Napi::TypedArray>().TypedArrayType() != napi_uint8_array) {
-    return Rejected(env, addon, "Expected first argument to be a Uint8Array");
+  SnapshotInput input;
+  if (info.Length() < 1 || !ReadInput(info[0], input)) {
+    return Rejected(env, addon, "Expected first argument to be a Uint8Array or a file path");
   }
-  auto bytes = info[0].As<Napi::Uint8Array>();
-  auto* worker = new SummaryWorker(env, addon, bytes.Data(), bytes.ByteLength());
+  auto* worker = new SummaryWorker(env, addon, std::move(input));
   Napi::Promise promise = worker->promise();
   worker->Queue();
   return promise;

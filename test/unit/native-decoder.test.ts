@@ -1,6 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -148,10 +147,35 @@ describe('native snapshot decoder', () => {
     for (const c of codes) expect(['ERR_SNAPSHOT_MALFORMED', 'ERR_SNAPSHOT_FORBIDDEN_OPCODE', 'ERR_SNAPSHOT_SCHEMA']).toContain(c);
   });
 
-  it('rejects a non-buffer argument with ERR_INVALID_ARGUMENT', async () => {
-    const err = await decodeError(native, 'not bytes' as unknown as Uint8Array);
+  it('rejects an argument that is neither bytes nor a path with ERR_INVALID_ARGUMENT', async () => {
+    const err = await decodeError(native, 42 as unknown as Uint8Array);
     expect(err.code).toBe('ERR_INVALID_ARGUMENT');
-    expect(err.message).toBe('Expected first argument to be a Uint8Array');
+    expect(err.message).toBe('Expected first argument to be a Uint8Array or a file path');
+  });
+
+  it('streams .pickle.gz and .pickle files from disk with the same result as bytes', async () => {
+    const file = path.join(fixtures, 'cnn__default.pickle.gz');
+    const fromBytes = await native.decodeSnapshotSummary(gunzipSync(readFileSync(file)));
+    expect(await native.decodeSnapshotSummary(file)).toEqual(fromBytes);
+    const dir = mkdtempSync(path.join(tmpdir(), 'headroom-'));
+    const plain = path.join(dir, 'cnn.pickle');
+    writeFileSync(plain, gunzipSync(readFileSync(file)));
+    expect(await native.decodeSnapshotSummary(plain)).toEqual(fromBytes);
+  });
+
+  it('reports missing files as ERR_IO and truncated or corrupt gzip as malformed', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'headroom-'));
+    expect((await decodeError(native, path.join(dir, 'missing.pickle.gz') as unknown as Uint8Array)).code).toBe('ERR_IO');
+    const gz = readFileSync(path.join(fixtures, 'kvcache__default.pickle.gz'));
+    const truncated = path.join(dir, 'truncated.pickle.gz');
+    writeFileSync(truncated, gz.subarray(0, gz.length >> 1));
+    const err = await decodeError(native, truncated as unknown as Uint8Array);
+    expect(err.code).toBe('ERR_SNAPSHOT_MALFORMED');
+    const corrupt = path.join(dir, 'corrupt.pickle.gz');
+    const bad = Buffer.from(gz);
+    bad.fill(0x55, 100, 400);
+    writeFileSync(corrupt, bad);
+    expect((await decodeError(native, corrupt as unknown as Uint8Array)).code).toBe('ERR_SNAPSHOT_MALFORMED');
   });
 
   it('accepts protocol 2 and 5 and the legacy TorchScript type tags', async () => {

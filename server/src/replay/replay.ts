@@ -3,7 +3,6 @@
  * replays the recorded allocation requests under other allocator settings and capacities.
  */
 import { loadNative, type ReplayDeviceResult, type ReplayFrame, type ReplayReport, type ReplayVariantResult } from '../../../native/index';
-import { readSnapshotBytes } from './snapshotFile';
 
 /** `--fit` searches capacities in steps of this size. */
 export const FIT_GRANULARITY_BYTES = 64 * 1024 * 1024;
@@ -48,11 +47,10 @@ export interface ReplayVariantJson {
   fitGranularityBytes?: number;
 }
 
-/** Replays a snapshot file under each requested variant. */
+/** Replays a snapshot file (`.pickle` or `.pickle.gz`, streamed by the addon) under each variant. */
 export async function replaySnapshotFile(path: string, request: ReplayRequest): Promise<ReplayReport> {
-  const bytes = await readSnapshotBytes(path);
   const settings: (string | null)[] = request.settings.length > 0 ? request.settings : [null];
-  return loadNative().replaySnapshot(bytes, {
+  return loadNative().replaySnapshot(path, {
     variants: settings.map((s) =>
       request.fit
         ? { settings: s, fitGranularityBytes: FIT_GRANULARITY_BYTES }

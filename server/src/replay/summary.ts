@@ -1,8 +1,7 @@
 import { loadNative } from '../../../native/index';
 import type { SnapshotSummary } from '../protocol';
-import { readSnapshotBytes } from './snapshotFile';
 
-/** Reads a snapshot file (gzip or not) and returns the native decoder's summary. */
+/** Returns the native decoder's summary of a snapshot file (`.pickle` or `.pickle.gz`). */
 export async function summarizeSnapshotFile(path: string): Promise<SnapshotSummary> {
-  return loadNative().decodeSnapshotSummary(await readSnapshotBytes(path));
+  return loadNative().decodeSnapshotSummary(path);
 }
