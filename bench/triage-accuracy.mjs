@@ -1,5 +1,6 @@
 // Prints triage accuracy on the labelled corpus (test/fixtures/logs) as the markdown tables of
-// docs/TRIAGE.md. Usage: node bench/triage-accuracy.mjs [train|holdout|all] [--misses]
+// docs/TRIAGE.md. Usage: node bench/triage-accuracy.mjs [train|holdout|blind|all] [--misses]
+// holdout: set aside when the corpus was built; blind: collected after the engine was frozen.
 import * as esbuild from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,9 +20,10 @@ try {
   const { loadCorpus, scoreCorpus, ratio } = await import(pathToFileURL(outfile).href);
   const corpus = loadCorpus();
   const pct = (t) => `${(100 * ratio(t)).toFixed(1)}% (${t.right}/${t.total})`;
-  const splits = split === 'all' ? ['train', 'holdout'] : [split];
+  const splits = split === 'all' ? ['train', 'holdout', 'blind'] : [split];
+  const inSplit = (e, s) => (s === 'blind' ? e.collected !== undefined : e.split === s && e.collected === undefined);
   for (const s of splits) {
-    const score = await scoreCorpus(corpus.filter((e) => e.split === s));
+    const score = await scoreCorpus(corpus.filter((e) => inSplit(e, s)));
     console.log(`\n### ${s} (${score.logs} logs)\n`);
     console.log('| measure | accuracy |\n| --- | --- |');
     console.log(`| kind (root verdict) | ${pct(score.kind)} |`);

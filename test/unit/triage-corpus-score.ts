@@ -17,6 +17,8 @@ export interface CorpusEntry {
   platform: Verdict['platform'];
   catchable: boolean;
   split: 'train' | 'holdout';
+  /** Set on logs collected after the engine was frozen (the blind set). */
+  collected?: string;
   device?: number;
   rank?: number;
   userFrame?: { file: string; line: number };

@@ -1,15 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { loadCorpus, ratio, scoreCorpus } from './triage-corpus-score';
+import { loadCorpus, ratio, scoreCorpus, type CorpusEntry } from './triage-corpus-score';
 
 /**
  * Accuracy on the labelled corpus of real logs (test/fixtures/logs). The floors are the measured
  * scores (docs/TRIAGE.md); a change that lowers either kind or exact-number accuracy fails here.
- * The holdout split was not used to tune the signatures.
+ * `holdout` was set aside when the corpus was built and never used to tune the signatures;
+ * `blind` was collected after the engine was frozen (its first-run score is in docs/TRIAGE.md).
  */
 const FLOORS = {
   train: { kind: 1, exact: 1 },
   holdout: { kind: 40 / 41, exact: 1 },
+  blind: { kind: 1, exact: 1 },
 };
+
+const inSplit = (e: CorpusEntry, split: keyof typeof FLOORS): boolean =>
+  split === 'blind' ? e.collected !== undefined : e.split === split && e.collected === undefined;
 
 describe('triage accuracy on the labelled corpus', () => {
   const corpus = loadCorpus();
@@ -23,9 +28,9 @@ describe('triage accuracy on the labelled corpus', () => {
     for (const entry of corpus) expect(entry.sourceUrl).toMatch(/^https:\/\//);
   });
 
-  for (const split of ['train', 'holdout'] as const) {
-    it(`keeps kind and exact-number accuracy on the ${split} split`, async () => {
-      const score = await scoreCorpus(corpus.filter((e) => e.split === split));
+  for (const split of ['train', 'holdout', 'blind'] as const) {
+    it(`keeps kind and exact-number accuracy on the ${split} logs`, async () => {
+      const score = await scoreCorpus(corpus.filter((e) => inSplit(e, split)));
       const report = score.misses.join('\n');
       expect(ratio(score.kind), report).toBeGreaterThanOrEqual(FLOORS[split].kind);
       expect(ratio(score.exact), report).toBeGreaterThanOrEqual(FLOORS[split].exact);

@@ -124,14 +124,15 @@ const shellKilled: Signature = {
   },
 };
 
-/** torchrun / torch.distributed.elastic: a worker ended with exit code -9 (SIGKILL) or 137. */
+/** A launcher (torchrun, DeepSpeed, a container runtime) reporting a worker ended by SIGKILL: -9 or 137. */
 const launcherKill: Signature = {
   id: 'launcher-sigkill',
   platform: 'cpu',
-  needles: ['exitcode: -9', 'exitcode  : -9', 'Signal 9 (SIGKILL)', 'exit code 137', 'exit code: 137', 'exited with code 137', 'oom_kill event', 'OUT_OF_MEMORY', 'cgroup out-of-memory'],
+  needles: ['exitcode: -9', 'exitcode  : -9', 'Signal 9 (SIGKILL)', 'exit code 137', 'exit code: 137', 'exited with code 137', 'return code = -9', 'oom_kill event', 'OUT_OF_MEMORY', 'cgroup out-of-memory'],
   match(line) {
     const c = line.content;
-    if (!/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? 137|oom_kill event|OUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
+    // torchrun: "exitcode: -9"; DeepSpeed's launcher: "exits with return code = -9"; shells and containers: 137.
+    if (!/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? 137|return code = -9\b|oom_kill event|OUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
     let rank: number | undefined;
     const local = /local_rank: (\d+)/.exec(c);
     if (local) rank = Number(local[1]);

@@ -1,7 +1,8 @@
 /**
  * Intel Gaudi (HPU): the PyTorch bridge's device-memory module reports
  * "[Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::3288334336 (3136)MB".
- * Despite "FATAL", it surfaces as a RuntimeError the program can catch.
+ * Despite "FATAL", it surfaces as a RuntimeError the program can catch. SynapseAI's own failures
+ * ("synStatus 26 [Generic failure]") look alarming too but are not memory failures.
  */
 import { formatBytes } from '../../format';
 import { shrinkPeak } from '../fixes';
@@ -37,4 +38,33 @@ const devmem: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [devmem];
+/** Graph compilation or execution failing inside SynapseAI: "synNodeCreateWithId failed ... synStatus 26 [Generic failure]". */
+const synapseFailure: Signature = {
+  id: 'hpu-synapse-failure',
+  platform: 'gaudi',
+  needles: ['synStatus'],
+  match(line) {
+    const status = /synStatus[ =](\d+) \[([^\]]+)\]/.exec(line.content);
+    if (!status) return undefined;
+    const rank = line.rank ?? inlineRank(line.content);
+    return {
+      signature: 'hpu-synapse-failure',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'gaudi',
+      catchable: true,
+      summary: `Not an OOM: SynapseAI failed (synStatus ${status[1]}, ${status[2]})`,
+      explanation:
+        'The Gaudi graph compiler or runtime rejected an operation. A generic failure here usually means an unsupported op, shape or dtype in the ' +
+        'compiled graph (or a driver/software version mismatch), not a lack of device memory.',
+      ...(rank !== undefined && { rank }),
+      numbers: {},
+      fixes: [
+        { id: 'hpu-eager-check', title: 'Rerun the failing step in eager mode (PT_HPU_LAZY_MODE=0) to find the op that does not compile', rationale: 'Eager mode runs op by op, so the unsupported one raises on its own.', snippet: 'export PT_HPU_LAZY_MODE=0' },
+        { id: 'hpu-versions', title: 'Check that the SynapseAI driver and the habana PyTorch bridge are from the same release', rationale: 'Mismatched releases fail graph creation with generic statuses.' },
+      ],
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [devmem, synapseFailure];
