@@ -17,7 +17,9 @@ RUNS = os.path.join(ROOT, "server", "src", "runs")
 
 def header(probe_file):
     text = open(probe_file).read()
-    fields = dict(re.findall(r"^(Seed|Needs GPU|Min ranks|Variants):\s*(.*)$", text, re.M))
+    fields = {}
+    for key, value in re.findall(r"^(Seed|Needs GPU|Min ranks|Variants):[ \t]*(.*)$", text, re.M):
+        fields.setdefault(key, value)  # the first occurrence: the header line, not the prose heading
     return [v.strip() for v in fields["Variants"].split(",")], fields["Needs GPU"].strip() == "yes", int(fields["Min ranks"])
 
 

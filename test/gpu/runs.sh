@@ -13,8 +13,10 @@ summary="$OUT/summary.txt"
   python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "nccl", torch.cuda.nccl.version())'
   command -v node || echo "no node: using test/gpu/drive.py"; } > "$summary" 2>&1
 
+# ONLY="race rda" runs just those lines of work.
 repro() {
   local name="$1"; shift
+  if [[ -n "${ONLY:-}" && " ${ONLY} " != *" ${name} "* ]]; then return; fi
   local t0; t0=$(date +%s.%N)
   if command -v node >/dev/null; then
     timeout 300 node dist/cli.js repro run "$@" --target local --json --python python3 --store "$STORE" > "$OUT/$name.json" 2> "$OUT/$name.err"
