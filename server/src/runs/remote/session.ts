@@ -40,7 +40,7 @@ export interface RemoteRunInfo {
 /** What differs between the ssh and slurm targets. */
 export interface RemoteDriver {
   readonly shell: Shell;
-  /** Starts `argv` (relative to the run directory) detached on the host or in an allocation. */
+  /** Starts `argv` in the run directory, detached on the host or in an allocation. */
   launch(info: RemoteRunInfo, argv: string[]): Promise<void>;
   /** A shell test, run in the run directory, that succeeds while the supervisor runs or is queued. */
   aliveTest(info: RemoteRunInfo): string;
@@ -105,7 +105,8 @@ export async function startRemoteRun(driver: RemoteDriver, options: RemoteStartO
   await upload(driver.shell, staging, `${remoteDir}/bundle`);
   mkdirSync(path.join(options.localRunDir, 'remote'), { recursive: true });
   writeFileAtomic(path.join(options.localRunDir, 'remote.json'), JSON.stringify(info, null, 1));
-  await driver.launch(info, [options.plan.python, 'bundle/supervisor.py', 'bundle/plan.json']);
+  // Absolute paths: `ps` on the host then shows which run a process belongs to.
+  await driver.launch(info, [options.plan.python, `${remoteDir}/bundle/supervisor.py`, `${remoteDir}/bundle/plan.json`]);
   return follow(driver, info, options.localRunDir, options.onEvent);
 }
 
