@@ -182,7 +182,8 @@ export class RunManager {
       } else if (sawDone) {
         this.finish(record, 'finished', record.message, listener);
       } else {
-        const how = end.signal ? `was killed by ${end.signal}` : `exited with code ${end.code}`;
+        // A remote target reports code null with no signal when it stopped hearing from the host.
+        const how = end.signal ? `was killed by ${end.signal}` : end.code === null ? 'was lost from view' : `exited with code ${end.code}`;
         const tail = end.stderrTail.trim().split('\n').slice(-5).join('\n');
         this.finish(record, 'interrupted', `the supervisor ${how} before the run ended${tail ? `: ${tail}` : ''}`, listener);
       }
