@@ -182,7 +182,9 @@ function readJson(file: string): Record<string, PyValue> | undefined {
 
 /** Tokens of launcher command lines written in comments (`# torchrun --nproc_per_node=8 train.py`). */
 function launcherWorldSize(idx: PythonIndex): Located<number> | undefined {
-  for (const comment of idx.comments) {
+  const first = idx.root.namedChildren[0];
+  const docstring = first?.type === 'expression_statement' && first.namedChildren[0]?.type === 'string' ? first.namedChildren[0] : undefined;
+  for (const comment of docstring ? [docstring, ...idx.comments] : idx.comments) {
     const tokens = comment.text.split(/\s+/);
     if (!tokens.some((t) => ['torchrun', 'deepspeed', 'launch', 'accelerate', 'srun'].includes(t) || t.endsWith('torch.distributed.run'))) continue;
     let perNode: number | undefined;

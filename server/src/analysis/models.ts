@@ -155,7 +155,7 @@ export function shapeFromConfig(config: Json): TransformerShape | undefined {
   const gpt2Style = config['n_embd'] !== undefined || modelType === 'gpt2';
   const encoderStyle = ['bert', 'roberta', 'vit', 'deberta'].includes(modelType);
   const gated = !gpt2Style && !encoderStyle;
-  const intermediate = num(config, 'intermediate_size', 'n_inner', 'ffn_dim', 'hidden_dim') ?? 4 * hidden;
+  const intermediate = num(config, 'intermediate_size', 'n_inner', 'ffn_dim', 'hidden_dim') ?? llamaMetaFfn(config, hidden) ?? 4 * hidden;
   const vocab = num(config, 'vocab_size') ?? (modelType === 'vit' ? 0 : 50257);
   const bias = gpt2Style || encoderStyle ? 'all' : modelType === 'qwen2' || config['attention_bias'] === true ? 'qkv' : 'none';
   const imageSize = num(config, 'image_size');
@@ -179,6 +179,16 @@ export function shapeFromConfig(config: Json): TransformerShape | undefined {
     norm: gated ? 'rms' : 'layer',
     ...(tokensPerSample !== undefined && { tokensPerSample }),
   };
+}
+
+/** Meta/torchtitan Llama: 2/3 of 4*dim, times ffn_dim_multiplier, rounded up to multiple_of. */
+function llamaMetaFfn(config: Json, hidden: number): number | undefined {
+  const multiple = num(config, 'multiple_of');
+  if (multiple === undefined) return undefined;
+  let ffn = Math.trunc((2 * 4 * hidden) / 3);
+  const mult = num(config, 'ffn_dim_multiplier');
+  if (mult !== undefined) ffn = Math.trunc(mult * ffn);
+  return multiple * Math.ceil(ffn / multiple);
 }
 
 /** Reads `<dir>/config.json` (or the file itself) when `ref` names a local model directory. */

@@ -10,6 +10,9 @@ import { indentOf, insertAfter, insertBefore } from './edits';
 import { catchesOom, enclosingFunction, handlerBlock } from './python';
 import type { Finding, Rule } from './types';
 
+/** Calls that are not a retry of the work: in-place tensor ops, logging, cache calls. */
+const BOOKKEEPING = new Set(['empty_cache', 'print', 'log', 'info', 'warning', 'debug', 'append', 'item', 'format', 'len', 'str', 'synchronize', 'reset_peak_memory_stats']);
+
 function calledNames(node: Node): Set<string> {
   const out = new Set<string>();
   for (const n of descendants(node)) {
@@ -42,7 +45,9 @@ export const rule: Rule = {
         const retry = descendants(block).find((n) => {
           if (n.type !== 'call') return false;
           const callee = n.childForFieldName('function')?.text ?? '';
-          return (tried.has(callee) && !callee.includes('empty_cache') && !callee.includes('print') && !callee.includes('log')) || (fnName !== undefined && callee === fnName);
+          const method = callee.split('.').pop() ?? callee;
+          const bookkeeping = method.endsWith('_') || BOOKKEEPING.has(method);
+          return (tried.has(callee) && !bookkeeping) || (fnName !== undefined && callee === fnName);
         });
         if (!retry) continue;
         const retryStmt = retry.parent?.type === 'expression_statement' || retry.parent?.type === 'assignment' ? (retry.parent.type === 'assignment' ? retry.parent.parent! : retry.parent) : undefined;
