@@ -50,7 +50,8 @@ export const rule: Rule = {
           return (tried.has(callee) && !bookkeeping) || (fnName !== undefined && callee === fnName);
         });
         if (!retry) continue;
-        const retryStmt = retry.parent?.type === 'expression_statement' || retry.parent?.type === 'assignment' ? (retry.parent.type === 'assignment' ? retry.parent.parent! : retry.parent) : undefined;
+        const holder = retry.parent?.type === 'assignment' ? retry.parent.parent : retry.parent;
+        const retryStmt = holder && (holder.type === 'expression_statement' || holder.type === 'return_statement') ? holder : undefined;
         const finding: Finding = {
           rule: 'HR008',
           class: 'oom-handler-retention',

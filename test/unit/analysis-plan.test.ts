@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { findModel, transformerParams, type TransformerShape } from '../../server/src/analysis/models';
+import { analyzeFixture, analyzeText, fixture, withDefault } from './analysis-helpers';
+
+describe('model catalog', () => {
+  it('counts Llama-3.1-8B and Llama-3.2-1B parameters exactly', () => {
+    expect(transformerParams(findModel('meta-llama/Llama-3.1-8B')!.shape as TransformerShape).total).toBe(8_030_261_248);
+    // The same count the GPU run printed for the random-weight 1B model (bench/analysis-truth).
+    expect(transformerParams(findModel('meta-llama/Llama-3.2-1B')!.shape as TransformerShape).total).toBe(1_235_814_400);
+  });
+
+  it('resident AdamW per Llama-3.1-8B layer is 2.62 GB (seed 003)', () => {
+    const perLayer = transformerParams(findModel('Llama-3.1-8B')!.shape as TransformerShape).perLayer;
+    expect((perLayer * 12) / 1e9).toBeCloseTo(2.62, 2);
+  });
+});
+
+describe('seed 003 planned memory per card', () => {
+  // The seed's table: cards, resident layers per card, planned GB per card.
+  const rows: Array<[number, number, number]> = [[1, 8, 50], [1, 4, 40], [1, 3, 37], [2, 8, 36], [2, 6, 31], [2, 0, 15]];
+  for (const [cards, resident, plannedGB] of rows) {
+    it(`${cards} card(s), ${resident} resident layers: within 5% of ~${plannedGB} GB`, async () => {
+      const { file, text } = fixture('seed003_resident_adamw.py');
+      const variant = withDefault(withDefault(text, 'resident-layers', resident), 'pipeline-stages', cards);
+      const { plan } = await analyzeText(file, variant, 'RNGD');
+      expect(plan).toBeDefined();
+      const gb = plan!.allocatedPeakBytes / 1e9;
+      expect(Math.abs(gb - plannedGB) / plannedGB).toBeLessThan(0.05);
+    });
+  }
+});
+
+describe('GPU truth (H200, bench/analysis-truth/measured-h200-2026-11-30.json)', () => {
+  // Measured torch.cuda.max_memory_allocated of the same scripts on an H200 (docs/GPU-RESULTS.md).
+  const truth: Array<[string, Record<string, number | string>, number]> = [
+    ['hf_llama_from_config.py', { 'batch-size': 4, 'seq-len': 1024, 'gradient-checkpointing': 0 }, 33_273_243_648],
+    ['hf_llama_from_config.py', { 'batch-size': 4, 'seq-len': 1024, 'gradient-checkpointing': 1 }, 25_834_104_320],
+    ['hf_llama_from_config.py', { 'batch-size': 8, 'seq-len': 2048, 'gradient-checkpointing': 0 }, 80_984_647_680],
+    ['hf_llama_from_config.py', { 'batch-size': 8, 'seq-len': 2048, 'gradient-checkpointing': 1 }, 47_327_455_232],
+    ['hf_llama_from_config.py', { 'batch-size': 4, 'seq-len': 1024, 'pure-bf16': 1 }, 22_027_646_976],
+    ['hf_llama_from_config.py', { 'batch-size': 2, 'seq-len': 1024, attn: 'eager' }, 31_962_220_544],
+    ['hf_gpt2_from_config.py', { 'batch-size': 8, 'seq-len': 1024 }, 29_008_222_208],
+  ];
+  for (const [script, args, measured] of truth) {
+    it(`${script} ${JSON.stringify(args)} within 10% of the measured peak`, async () => {
+      const { file, text } = fixture(script);
+      const variant = Object.entries(args).reduce((t, [k, v]) => withDefault(t, k, v), text);
+      const { plan } = await analyzeText(file, variant, 'H200');
+      expect(Math.abs(plan!.allocatedPeakBytes - measured) / measured).toBeLessThan(0.1);
+    });
+  }
+});
+
+describe('facts and plans of real-style scripts', () => {
+  it('reads a DeepSpeed ZeRO-3 JSON config through TrainingArguments and the launcher line', async () => {
+    const { facts, plan } = await analyzeFixture('hf_trainer_deepspeed.py');
+    expect(facts?.sharding?.value).toBe('zero3');
+    expect(facts?.worldSize?.value).toBe(8);
+    expect(facts?.batchSize?.value).toBe(4);
+    expect(facts?.seqLen?.value).toBe(4096);
+    expect(facts?.attention?.value).toBe('flash');
+    expect(plan?.breakdown.find((b) => b.key === 'weights')?.bytes).toBe(Math.round((8_030_261_248 * 2) / 8));
+  });
+
+  it('FSDP2 torchtitan: sharded over the mesh, FFN size from ffn_dim_multiplier', async () => {
+    const { facts } = await analyzeFixture('torchtitan_fsdp2.py');
+    expect(facts?.sharding?.value).toBe('fsdp-full');
+    expect(facts?.worldSize?.value).toBe(8);
+    const shape = facts?.model?.value.shape as TransformerShape;
+    expect(shape.intermediate).toBe(14336);
+    expect(facts?.allocConf[0]?.value).toBe('expandable_segments:True');
+  });
+
+  it('Lightning: DeepSpeed stage 2, 4 devices, bf16-mixed', async () => {
+    const { facts, plan } = await analyzeFixture('lightning_gpt2.py');
+    expect(facts?.sharding?.value).toBe('zero2');
+    expect(facts?.worldSize?.value).toBe(4);
+    expect(facts?.autocast?.value).toBe('bf16');
+    expect(facts?.gradAccum?.value).toBe(4);
+    expect(plan?.params).toBe(354_823_168);
+  });
+
+  it('nanoGPT: GPTConfig(**model_args), DDP over 8 ranks, fused AdamW', async () => {
+    const { facts, plan } = await analyzeFixture('nanogpt_train.py');
+    expect(facts?.sharding?.value).toBe('ddp');
+    expect(facts?.worldSize?.value).toBe(8);
+    expect(facts?.optimizer?.value.impl).toBe('fused');
+    expect(plan?.breakdown.some((b) => b.key === 'ddpBuckets')).toBe(true);
+  });
+
+  it('warns over capacity and says how much', async () => {
+    const { findings, plan } = await analyzeFixture('accelerate_qwen.py', 'H100-80GB');
+    expect(plan!.perCardBytes).toBeGreaterThan(plan!.device.capacityBytes);
+    const f = findings.find((x) => x.rule === 'HR001');
+    expect(f?.severity).toBe('warning');
+    expect(f?.codeFix?.edits[0]?.newText).toContain('model.gradient_checkpointing_enable()');
+  });
+
+  it('returns no plan when the model is unknown', async () => {
+    const { plan } = await analyzeText('/tmp/x.py', 'import torch\nmodel = MyNet()\n');
+    expect(plan).toBeUndefined();
+  });
+});
