@@ -63,23 +63,30 @@ class Worker(threading.Thread):
             time.sleep(self.rng.uniform(0.0, 0.02))
 
 
-def requested_bytes(exc):
-    m = re.search(r"Tried to allocate ([\d.]+) (GiB|MiB|KiB|B)", str(exc))
-    if not m:
-        return 0
-    return int(float(m.group(1)) * {"GiB": GiB, "MiB": MiB, "KiB": 1024, "B": 1}[m.group(2)])
+SIZE = r"([\d.]+) (GiB|MiB|KiB|B)"
+UNITS = {"GiB": GiB, "MiB": MiB, "KiB": 1024, "B": 1}
+
+
+def size_after(pattern, text):
+    m = re.search(pattern + SIZE, text)
+    return int(float(m.group(1)) * UNITS[m.group(2)]) if m else None
 
 
 def hint(exc, cap, worker_bytes):
-    request = requested_bytes(exc)
-    stats = torch.cuda.memory_stats()
-    allocated = stats["allocated_bytes.all.current"]
-    reserved = stats["reserved_bytes.all.current"]
+    """Race, fragmentation or plan, from the numbers PyTorch printed at the moment of the OOM.
+
+    The message's numbers are taken when the allocation failed; by the time the exception is
+    handled, the failed statement's temporaries are gone and the live counters have moved on.
+    """
+    text = str(exc)
+    request = size_after(r"Tried to allocate ", text) or 0
+    allocated = size_after(r"Of the allocated memory ", text) or 0
+    split_free = size_after(r"and ", text.split("is allocated by PyTorch", 1)[-1]) or 0
     if worker_bytes and allocated - worker_bytes + request <= cap:
         return "race", "would have fit without the %d MiB another thread held at that instant" % (worker_bytes // MiB)
-    if reserved - allocated >= request > 0:
+    if split_free >= request > 0:
         return "fragmentation", "the cache held %d MiB free but split, more than the %d MiB requested" % (
-            (reserved - allocated) // MiB, request // MiB)
+            split_free // MiB, request // MiB)
     return "plan", "live tensors %d MiB + request %d MiB exceed the %d MiB cap" % (allocated // MiB, request // MiB, cap // MiB)
 
 
