@@ -330,3 +330,62 @@ export namespace RunOutputNotification {
   export const method: 'headroom/runOutput' = 'headroom/runOutput';
   export const type = new NotificationType<RunOutputParams>(method);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Remote targets (server/src/runs/remote/, server/src/runs/targets/{ssh,slurm}.ts)
+
+/** The answer to "Test connection" on a target. */
+export interface ConnectionReport {
+  /** `ssh:HOST`, `slurm:PARTITION` or `local`. */
+  target: string;
+  /** Wall time of the check, connection set-up included. */
+  seconds: number;
+  environment: TargetEnvironment;
+  /** Why `import torch` failed on the target, when it did. */
+  torchError?: string;
+}
+
+export interface TestConnectionParams {
+  /** `ssh:HOST` or `slurm:PARTITION`. */
+  target: string;
+}
+
+/** Sent from the client to check a target: python, torch, platform, devices, backends, C compiler. */
+export namespace TestConnectionRequest {
+  export const method: 'headroom/testConnection' = 'headroom/testConnection';
+  export const type = new RequestType<TestConnectionParams, ConnectionReport, void>(method);
+}
+
+/** Sent from the client for the ssh targets to offer: `ssh:HOST` for each concrete host in ~/.ssh/config. */
+export namespace ListSshHostsRequest {
+  export const method: 'headroom/listSshHosts' = 'headroom/listSshHosts';
+  export const type = new RequestType<void, string[], void>(method);
+}
+
+/**
+ * Sent from the client to re-attach to an interrupted remote run; answered with the final record
+ * once the run has ended on its host (`finished`, or still `interrupted` with the reason).
+ */
+export namespace ReattachRunRequest {
+  export const method: 'headroom/reattachRun' = 'headroom/reattachRun';
+  export const type = new RequestType<RunIdParams, RunRecord, void>(method);
+}
+
+/** Sent from the client to kill an interrupted remote run on its host (and scancel its job). */
+export namespace CancelRemoteRunRequest {
+  export const method: 'headroom/cancelRemoteRun' = 'headroom/cancelRemoteRun';
+  export const type = new RequestType<RunIdParams, RunRecord, void>(method);
+}
+
+/** A Slurm run's job, as squeue and scontrol see it. */
+export type SlurmJobState =
+  | { tag: 'pending'; jobId: string; reason: string; /** 1 = next to start in its partition. */ queuePosition: number | null }
+  | { tag: 'running'; jobId: string; node: string }
+  | { tag: 'ended'; jobId: string; state: string }
+  | { tag: 'unknown' };
+
+/** Sent from the client for the job state and queue position of a Slurm run (the Runs view). */
+export namespace SlurmJobRequest {
+  export const method: 'headroom/slurmJob' = 'headroom/slurmJob';
+  export const type = new RequestType<RunIdParams, SlurmJobState, void>(method);
+}

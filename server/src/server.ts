@@ -19,6 +19,7 @@ import { DiagnosticsStore } from './diagnostics';
 import { ServerStatusNotification, type ServerStatusParams } from './protocol';
 import * as replay from './replay/lsp';
 import * as runs from './runs/lsp';
+import * as remoteTargets from './runs/remote/lsp';
 import { normalizeSettings, type HeadroomSettings } from './settings';
 import * as triage from './triage/lsp';
 
@@ -111,6 +112,7 @@ triage.register(ctx);
 analysis.register(ctx);
 replay.register(ctx);
 runs.register(ctx);
+remoteTargets.register(ctx);
 
 documents.listen(connection);
 connection.listen();

@@ -3,20 +3,12 @@
  * one the supervisor runs before a run's first cell) is fed to the host's interpreter on stdin, so
  * nothing is written on the host and the answer is exactly what a run would see.
  */
-import type { TargetEnvironment } from '../../protocol';
+import type { ConnectionReport, TargetEnvironment } from '../../protocol';
 import { RemoteError } from './errors';
 import { command } from './quote';
 import type { Shell } from './shell';
 
-export interface ConnectionReport {
-  /** Where it ran: `ssh:HOST`, `slurm:PARTITION`, `local`. */
-  target: string;
-  /** Wall time of the check, connection set-up included. */
-  seconds: number;
-  environment: TargetEnvironment;
-  /** Why torch could not be imported, when it could not. */
-  torchError?: string;
-}
+export type { ConnectionReport };
 
 /**
  * Runs `preflightSource` with `python` (a path or a name on the host's PATH; never interpreted by a

@@ -8,6 +8,7 @@
  * another option, and every word is quoted when the argv becomes a command line. Jobs are named
  * `headroom-<runId>`, which is how a run finds its job again after a restart or a dropped link.
  */
+import type { SlurmJobState } from '../../protocol';
 import { RemoteError } from './errors';
 import { command, quote } from './quote';
 import { run, type Shell } from './shell';
@@ -98,11 +99,7 @@ export async function submit(shell: Shell, argv: readonly string[], cwd: string)
   return jobId;
 }
 
-export type JobState =
-  | { tag: 'pending'; jobId: string; reason: string; /** 1 = next to start in its partition. */ queuePosition: number | null }
-  | { tag: 'running'; jobId: string; node: string }
-  | { tag: 'ended'; jobId: string; state: string }
-  | { tag: 'unknown' };
+export type JobState = SlurmJobState;
 
 /** A shell test that succeeds while squeue lists a job of this user called `jobName` (queued or running). */
 export function jobListedTest(jobName: string): string {

@@ -1,0 +1,49 @@
+/**
+ * The remote targets over LSP: "Test connection", the ssh hosts to offer, re-attach and cancel of
+ * interrupted remote runs, and a Slurm run's job state and queue position. Runs themselves start
+ * through `headroom/startRun` with `target: "ssh:HOST"` or `"slurm:PARTITION"` (runs/lsp.ts).
+ */
+import type { ServerContext } from '../../context';
+import {
+  CancelRemoteRunRequest,
+  ListSshHostsRequest,
+  ReattachRunRequest,
+  SlurmJobRequest,
+  TestConnectionRequest,
+} from '../../protocol';
+import { bundleFor, findProbe } from '../catalog';
+import { RunError } from '../errors';
+import { defaultStoreRoot, RunStore } from '../store';
+import { resolveTarget } from '../targets/index';
+import { SlurmTarget } from '../targets/slurm';
+import type { AttachableTarget } from '../targets/ssh';
+import { listSshHosts } from './hosts';
+import { cancelDetachedRun, reattachRun } from './reattach';
+
+export function register(ctx: ServerContext): void {
+  const store = new RunStore(defaultStoreRoot());
+
+  ctx.connection.onRequest(ListSshHostsRequest.type, () => listSshHosts().map((host) => `ssh:${host}`));
+
+  ctx.connection.onRequest(TestConnectionRequest.type, async ({ target }) => {
+    if (!target.startsWith('ssh:') && !target.startsWith('slurm:')) {
+      throw new RunError('HR_UNKNOWN_TARGET', `"${target}" is not a remote target (ssh:HOST or slurm:PARTITION)`);
+    }
+    const settings = await ctx.settingsFor(ctx.workspaceFolders()[0] ?? '');
+    const remote = resolveTarget(target) as AttachableTarget;
+    return ctx.track(`test connection ${target}`, () =>
+      remote.testConnection(settings.python, bundleFor(findProbe('rank-divergent-allocation'))),
+    );
+  });
+
+  ctx.connection.onRequest(ReattachRunRequest.type, ({ runId }) => ctx.track(`re-attach ${runId}`, () => reattachRun(store, runId)));
+
+  ctx.connection.onRequest(CancelRemoteRunRequest.type, ({ runId }) => ctx.track(`cancel ${runId}`, () => cancelDetachedRun(store, runId)));
+
+  ctx.connection.onRequest(SlurmJobRequest.type, async ({ runId }) => {
+    const record = store.load(runId);
+    const target = resolveTarget(record.target);
+    if (!(target instanceof SlurmTarget)) throw new RunError('HR_RUN_ARGUMENT', `run ${runId} ran on ${record.target}, not on Slurm`);
+    return target.job(store.runDir(runId));
+  });
+}
