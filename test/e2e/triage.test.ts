@@ -67,7 +67,7 @@ describe('Headroom: Triage Log… in code-server', () => {
     await wb.showProblems();
     const frame = innermostTrainFrame();
     await expect
-      .poll(() => wb.readProblems(), { timeout: 30_000 })
+      .poll(() => wb.readProblems(), { timeout: 60_000 })
       .toContainEqual(expect.objectContaining({ file: 'train.py', severity: 'Error', source: 'Headroom', line: frame.line }));
     const problems = await wb.readProblems();
     const error = problems.find((p) => p.severity === 'Error' && p.source === 'Headroom');
