@@ -1,0 +1,138 @@
+import { pathToFileURL } from 'node:url';
+import { describe, expect, it, vi } from 'vitest';
+import { analyzeCommand } from '../../server/src/analysis/cli';
+import type { CodeAction, CodeLens, CodeLensParams, CodeActionParams, Diagnostic, Hover, HoverParams } from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { register } from '../../server/src/analysis/lsp';
+import { ParsedDocument } from '../../server/src/analysis/parser';
+import type { ServerContext } from '../../server/src/context';
+import { DiagnosticsStore } from '../../server/src/diagnostics';
+import { normalizeSettings } from '../../server/src/settings';
+import { fixture } from './analysis-helpers';
+
+/** A connection and a document manager holding only the members the analysis feature uses. */
+function fakeServer(device: string) {
+  const published = new Map<string, Diagnostic[]>();
+  const handlers: { action?: (p: CodeActionParams) => CodeAction[]; lens?: (p: CodeLensParams) => CodeLens[]; hover?: (p: HoverParams) => Hover | null } = {};
+  const changeListeners: Array<(e: { document: TextDocument }) => void> = [];
+  const pending: Array<Promise<unknown>> = [];
+  const ctx = {
+    connection: {
+      onCodeAction: (h: typeof handlers.action) => void (handlers.action = h),
+      onCodeLens: (h: typeof handlers.lens) => void (handlers.lens = h),
+      onHover: (h: typeof handlers.hover) => void (handlers.hover = h),
+      console: { warn: () => undefined },
+    },
+    documents: {
+      onDidChangeContent: (l: (e: { document: TextDocument }) => void) => void changeListeners.push(l),
+      onDidClose: () => undefined,
+    },
+    diagnostics: new DiagnosticsStore((uri, diags) => published.set(uri, diags)),
+    settingsFor: async () => normalizeSettings({ device }),
+    onSettingsChanged: () => undefined,
+    workspaceFolders: () => [],
+    track: <T>(_label: string, work: () => Promise<T>) => {
+      const p = work();
+      pending.push(p);
+      return p;
+    },
+  } as unknown as ServerContext;
+  register(ctx);
+  return {
+    handlers,
+    published,
+    async open(doc: TextDocument): Promise<void> {
+      for (const l of changeListeners) l({ document: doc });
+      await Promise.all(pending);
+    },
+  };
+}
+
+describe('analysis over LSP', () => {
+  it('publishes diagnostics with docs links, a CodeLens, a hover and a quick fix', async () => {
+    const { file, text } = fixture('seed003_resident_adamw.py');
+    const uri = pathToFileURL(file).href;
+    const server = fakeServer('RNGD');
+    await server.open(TextDocument.create(uri, 'python', 1, text));
+
+    const diags = server.published.get(uri) ?? [];
+    const race = diags.find((d) => d.code === 'HR003');
+    expect(race?.codeDescription?.href).toMatch(/docs\/rules\/HR003\.md$/);
+
+    const lenses = server.handlers.lens!({ textDocument: { uri } });
+    expect(lenses[0]?.command?.title).toMatch(/^~\d+\.\d\d GiB\/card of 47\.50 GiB \(RNGD\), \d+%$/);
+    const line = lenses[0]!.range.start.line;
+    expect(text.split('\n')[line]).toContain('from_pretrained');
+
+    const hover = server.handlers.hover!({ textDocument: { uri }, position: { line, character: 4 } });
+    expect(JSON.stringify(hover?.contents)).toContain('Optimizer states');
+
+    const actions = server.handlers.action!({ textDocument: { uri }, range: race!.range, context: { diagnostics: [race!] } });
+    expect(actions[0]?.title).toContain('DEVICE_ALLOC_LOCK');
+    expect(actions[0]?.edit?.changes?.[uri]?.length).toBeGreaterThan(1);
+  });
+
+  it('reanalyzes after an edit: fixing the conf string clears its diagnostic', async () => {
+    const { file, text } = fixture('alloc_conf_problems.py');
+    const uri = pathToFileURL(file).href;
+    const server = fakeServer('H100-80GB');
+    await server.open(TextDocument.create(uri, 'python', 1, text));
+    expect((server.published.get(uri) ?? []).some((d) => d.code === 'HR009')).toBe(true);
+    const edited = text.replace('expandable_segment:True,max_split_size_mb:10,', '');
+    await server.open(TextDocument.create(uri, 'python', 2, edited));
+    expect((server.published.get(uri) ?? []).some((d) => d.code === 'HR009')).toBe(false);
+  });
+});
+
+describe('incremental parsing', () => {
+  it('an edited tree equals a fresh parse of the new text', async () => {
+    const { text } = fixture('nanogpt_train.py');
+    const doc = await ParsedDocument.create('python', text);
+    const edits = [
+      text.replace('batch_size = 12', 'batch_size = 16'),
+      text.replace('batch_size = 12', 'batch_size = 16').replace('import time\n', ''),
+      text + '\nprint("done")\n',
+      text,
+    ];
+    for (const next of edits) {
+      doc.update(next);
+      const fresh = await ParsedDocument.create('python', next);
+      expect(doc.tree.rootNode.toString()).toBe(fresh.tree.rootNode.toString());
+      fresh.dispose();
+    }
+    doc.dispose();
+  });
+});
+
+/** Runs the subcommand in-process and returns what it wrote to stdout. */
+async function runAnalyze(args: string[]): Promise<{ code: number; stdout: string }> {
+  let stdout = '';
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+    stdout += String(chunk);
+    return true;
+  });
+  try {
+    const code = await analyzeCommand(args);
+    return { code, stdout };
+  } finally {
+    spy.mockRestore();
+  }
+}
+
+describe('headroom analyze', () => {
+  it('prints the JSON contract per file', async () => {
+    const { code, stdout } = await runAnalyze(['test/fixtures/scripts/seed004_skip_collective.py', 'test/fixtures/scripts/hf_llama_from_config.py', '--device', 'H200', '--json']);
+    expect(code).toBe(0);
+    const reports = JSON.parse(stdout) as Array<{ file: string; plan: null | Record<string, unknown>; findings: Array<Record<string, unknown>> }>;
+    expect(reports).toHaveLength(2);
+    expect(reports[0]!.plan).toBeNull();
+    expect(reports[0]!.findings[0]).toMatchObject({ rule: 'HR005', class: 'rank-divergent-allocation', line: 11 });
+    expect(Object.keys(reports[0]!.findings[0]!)).toEqual(expect.arrayContaining(['rule', 'class', 'line', 'message', 'fix']));
+    expect(reports[1]!.plan).toMatchObject({ device: 'H200', capacityBytes: 150_109_880_320, line: 34 });
+    expect(typeof (reports[1]!.plan!['breakdown'] as Record<string, number>)['weights']).toBe('number');
+  });
+
+  it('rejects an unknown device with a coded error', async () => {
+    await expect(runAnalyze(['test/fixtures/scripts/nanogpt_train.py', '--device', 'GTX-480'])).rejects.toMatchObject({ code: 'HEADROOM_UNKNOWN_DEVICE' });
+  });
+});
