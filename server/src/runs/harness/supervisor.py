@@ -463,7 +463,7 @@ def run_cell(plan, env_info, shim, notes, variant, repeat):
             "LOCAL_WORLD_SIZE": str(plan["ranks"]), "MASTER_ADDR": "127.0.0.1", "MASTER_PORT": str(port),
             "HEADROOM_VARIANT": variant, "HEADROOM_REPEAT": str(repeat), "HEADROOM_CELL_DIR": cell_dir,
             "HEADROOM_EVENTS": r.events_path, "HEADROOM_STACKS": r.stacks_path, "HEADROOM_CRASH_FILE": r.crash_path,
-            "PYTHONUNBUFFERED": "1", "PYTHONPATH": os.pathsep.join(p for p in [HERE, env.get("PYTHONPATH", "")] if p),
+            "PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": os.pathsep.join(p for p in [HERE, env.get("PYTHONPATH", "")] if p),
             "TORCH_NCCL_DEBUG_INFO_TEMP_FILE": os.path.join(cell_dir, "nccl_trace_rank_"),
             "TORCH_NCCL_DEBUG_INFO_PIPE_FILE": os.path.join(cell_dir, "nccl_pipe_rank_"),
         })

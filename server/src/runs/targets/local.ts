@@ -85,6 +85,8 @@ export class LocalTarget implements Target {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
       cwd: workDir,
+      // The harness is imported from the installation; keep bytecode caches out of it.
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' },
     });
     const pid = await new Promise<number>((resolve, reject) => {
       child.once('spawn', () => resolve(child.pid!));
