@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { TriageInputError, triageFile, triageStream, triageText } from '../../server/src/triage/index';
 import { ANCHORS, NON_ASCII_ANCHORS } from '../../server/src/triage/engine';
 import { ALL_SIGNATURES } from '../../server/src/triage/signatures';
+import { allocatorOptionEdit, firstCodeLine, triageCodeActions } from '../../server/src/triage/codeActions';
 import { parseSizeText } from '../../server/src/triage/sizes';
 
 const OOM_22 =
@@ -204,5 +205,27 @@ describe('triage input handling', () => {
   it('handles a 12 MB line without a break', async () => {
     const report = await triageStream(chunksOf('x'.repeat(12 * 1024 * 1024) + OOM_22, 1024 * 1024), 'x');
     expect(report.verdicts[0]!.requestedBytes).toBe(2 * GiB);
+  });
+});
+
+describe('triage quick fix', () => {
+  it('inserts the allocator option after the docstring and __future__ imports, once', () => {
+    const script = ['#!/usr/bin/env python3', '"""Train.', '', 'Long docstring."""', 'from __future__ import annotations', 'import torch', ''].join('\n');
+    expect(firstCodeLine(script)).toBe(5);
+    const edit = allocatorOptionEdit(script, 'PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True')!;
+    expect(edit.range.start).toEqual({ line: 5, character: 0 });
+    expect(edit.newText).toContain('os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")');
+    const fixed = script.split('\n').slice(0, 5).join('\n') + '\n' + edit.newText + 'import torch\n';
+    expect(allocatorOptionEdit(fixed, 'PYTORCH_CUDA_ALLOC_CONF', 'expandable_segments:True')).toBeUndefined();
+  });
+
+  it('turns a fragmentation diagnostic into a code action on the entry script', () => {
+    const data = { fix: 'allocator-option', envVar: 'PYTORCH_HIP_ALLOC_CONF', value: 'expandable_segments:True', targetUri: 'file:///w/train.py' };
+    const diagnostic = { source: 'Headroom', code: 'fragmentation', message: 'm', range: { start: { line: 4, character: 0 }, end: { line: 4, character: 9 } }, data };
+    const [action, ...rest] = triageCodeActions([diagnostic], (uri) => (uri === 'file:///w/train.py' ? 'import torch\n' : undefined));
+    expect(rest).toEqual([]);
+    expect(action!.title).toBe('Set PYTORCH_HIP_ALLOC_CONF=expandable_segments:True in train.py');
+    expect(action!.edit!.changes!['file:///w/train.py']![0]!.range.start.line).toBe(0);
+    expect(triageCodeActions([{ ...diagnostic, source: 'other' }], () => '')).toEqual([]);
   });
 });

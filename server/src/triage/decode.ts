@@ -1,10 +1,10 @@
 /**
- * Bytes -> the byte strings the scanner reads (see engine.ts). Logs arrive as UTF-8 (with or
+ * Input bytes -> the UTF-8 bytes the scanner reads (see engine.ts). Logs arrive as UTF-8 (with or
  * without BOM), as UTF-16 from Windows shells (`> log.txt` in PowerShell 5), or as something that
  * is not a log at all. UTF-8 passes through untouched and is decoded line by line later, where
  * invalid sequences become U+FFFD, never an error: a stray Latin-1 byte must not hide the OOM line
- * after it. UTF-16 is transcoded to UTF-8 bytes. Binary input is refused with a clear error
- * instead of being scanned for a minute and reported as "nothing found".
+ * after it. UTF-16 is transcoded to UTF-8. Binary input is refused with a clear error instead of
+ * being scanned for a minute and reported as "nothing found".
  */
 import { TextDecoder } from 'node:util';
 
@@ -49,18 +49,14 @@ function binaryReason(bytes: Uint8Array): string | undefined {
   return control / n > BINARY_CONTROL_SHARE ? `binary data (${Math.round((100 * control) / n)}% control bytes)` : undefined;
 }
 
-function byteString(chunk: Uint8Array): string {
-  return Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength).toString('latin1');
-}
-
 /** Streaming reader: picks the encoding from the first bytes, then converts chunk by chunk. */
 export class LogDecoder {
   private mode: 'utf8' | TextDecoder | undefined;
 
-  /** The next chunk as a byte string; throws {@link TriageInputError} when the first chunk is binary. */
-  decode(chunk: Uint8Array): string {
+  /** The next chunk as UTF-8 bytes; throws {@link TriageInputError} when the first chunk is binary. */
+  decode(chunk: Uint8Array): Uint8Array {
     if (this.mode === undefined) {
-      if (chunk.length === 0) return '';
+      if (chunk.length === 0) return chunk;
       if (chunk.length >= 2 && chunk[0] === 0xff && chunk[1] === 0xfe) this.mode = new TextDecoder('utf-16le');
       else if (chunk.length >= 2 && chunk[0] === 0xfe && chunk[1] === 0xff) this.mode = new TextDecoder('utf-16be');
       else {
@@ -71,12 +67,12 @@ export class LogDecoder {
         if (chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf) chunk = chunk.subarray(3);
       }
     }
-    if (this.mode === 'utf8') return byteString(chunk);
-    return Buffer.from(this.mode.decode(chunk, { stream: true }), 'utf8').toString('latin1');
+    if (this.mode === 'utf8') return chunk;
+    return Buffer.from(this.mode.decode(chunk, { stream: true }), 'utf8');
   }
 
   /** Flushes a UTF-16 code unit cut by the last chunk. */
-  end(): string {
-    return this.mode instanceof TextDecoder ? Buffer.from(this.mode.decode(), 'utf8').toString('latin1') : '';
+  end(): Uint8Array {
+    return this.mode instanceof TextDecoder ? Buffer.from(this.mode.decode(), 'utf8') : new Uint8Array(0);
   }
 }

@@ -3,11 +3,13 @@
  * of it (the history a traceback needs behind a failure line, and a few lines of look-ahead for
  * messages printed over several lines), so a 1 GB log costs a few hundred KiB of memory.
  *
- * Finding candidate lines is the hot path, so the engine never decodes the whole log: it holds
- * the raw bytes as a "byte string" (latin1, one char per byte, which Node creates with a memcpy),
- * runs one regular expression of short ASCII anchors over it, and decodes only the lines it hits
- * (and their neighbours) as UTF-8 before cleaning them (ANSI colours, CR, rank prefixes) and
- * showing them to the signatures.
+ * Finding candidate lines is the hot path, so the engine never decodes the whole log. Each chunk
+ * of bytes gets an ASCII view (Node builds it without transcoding; bytes above 0x7f lose their
+ * high bit, which can only add candidates, never hide one, because every anchor is ASCII). One
+ * regular expression of short anchors runs over that view, and only the lines it hits (and their
+ * neighbours) are decoded as UTF-8 from the original bytes, cleaned (ANSI colours, CR, rank
+ * prefixes) and shown to the signatures. Chunks are kept side by side, never concatenated:
+ * joining a megabyte chunk to the history makes V8 copy both on every chunk.
  */
 import type { SourceFrame } from '../protocol';
 import { parseFrameLine } from './frames';
@@ -22,10 +24,18 @@ export const LOOKAHEAD_LINES = 12;
 const HISTORY_CHARS = 256 * 1024;
 /** Frames further back than this many lines are not part of the failure's traceback. */
 const FRAME_LOOKBACK_LINES = 400;
-/** Longest line shown to the signatures; longer lines (minified JSON, binary) are cut. */
+/** Longest line shown to the signatures; longer lines (minified JSON, binary) are cut around the hit. */
 const MAX_LINE_CHARS = 64 * 1024;
-/** Unscanned text that has no line break after this many characters is scanned as it is. */
+/** A hit waits for its look-ahead lines at most this many characters of further input. */
 const MAX_PENDING_CHARS = 8 * 1024 * 1024;
+/**
+ * Input is scanned in pieces of this size: small chunks are gathered up to it (a trickle of tiny
+ * chunks stays cheap) and large ones cut down to it (a piece's ASCII view then stays a small heap
+ * string; megabyte strings cost 10-40x more to create, see docs/BENCHMARKS.md).
+ */
+const PIECE_CHARS = 64 * 1024;
+/** Characters on each side of a chunk boundary scanned again, for anchors cut by the boundary. */
+const SEAM_CHARS = 64;
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
@@ -45,133 +55,254 @@ export const ANCHORS: readonly string[] = [
 ];
 
 /**
- * Non-ASCII needles, found with indexOf on their UTF-8 bytes: in the regex they would slow every
- * position of the scan down threefold.
+ * Non-ASCII needles, found with indexOf on the raw bytes: the ASCII view cannot hold them, and in
+ * the regex they would slow every position of the scan down threefold.
  */
 export const NON_ASCII_ANCHORS: readonly string[] = ['已杀死', 'Getötet'];
-
-/** UTF-8 text -> the byte string the scanner works on. */
-export function toByteString(text: string): string {
-  return Buffer.from(text, 'utf8').toString('latin1');
-}
 
 /** One regex, over byte strings, that hits every line an ASCII anchor is on. */
 export function anchorPattern(anchors: readonly string[] = ANCHORS): RegExp {
   return new RegExp(anchors.join('|'), 'g');
 }
 
-/** Decodes one raw line (a byte string) as UTF-8 for matching: colour codes and a trailing CR go. */
-export function cleanLine(rawBytes: string): string {
-  const cut = rawBytes.length > MAX_LINE_CHARS ? rawBytes.slice(0, MAX_LINE_CHARS) : rawBytes;
-  let line = Buffer.from(cut, 'latin1').toString('utf8');
+/** Cleans one decoded line for matching: colour codes and a trailing CR go. */
+export function cleanLine(decoded: string): string {
+  let line = decoded;
   if (line.endsWith('\r')) line = line.slice(0, -1);
   if (line.includes('\x1b')) line = line.replace(ANSI, '');
   return line;
 }
 
+/** A chunk of the log: its bytes, their ASCII view (same offsets), and its place in the input. */
+interface Piece {
+  bytes: Buffer;
+  text: string;
+  /** Offset of the piece's first char in the input. */
+  start: number;
+  /** 1-based line number of the piece's first char. */
+  line: number;
+}
+
+/**
+ * The retained tail of the input: pieces in order, never concatenated (joining a megabyte chunk to
+ * the history makes V8 copy both on every chunk); lines are stitched across pieces on demand.
+ */
+class PieceText {
+  readonly pieces: Piece[] = [];
+  /** Offset just past the last char received. */
+  end = 0;
+  /** 1-based line number at `end`. */
+  endLine = 1;
+
+  add(bytes: Buffer): Piece {
+    const text = bytes.toString('ascii');
+    const piece = { bytes, text, start: this.end, line: this.endLine };
+    this.pieces.push(piece);
+    this.end += text.length;
+    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) this.endLine++;
+    return piece;
+  }
+
+  get retainedStart(): number {
+    return this.pieces[0]?.start ?? this.end;
+  }
+
+  private pieceIndexAt(pos: number): number {
+    let lo = 0;
+    let hi = this.pieces.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.pieces[mid]!.start <= pos) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Offset of the first line break at or after `pos`, or -1. */
+  nextBreak(pos: number): number {
+    for (let i = this.pieceIndexAt(pos); i < this.pieces.length; i++) {
+      const p = this.pieces[i]!;
+      const at = p.text.indexOf('\n', Math.max(0, pos - p.start));
+      if (at >= 0) return p.start + at;
+    }
+    return -1;
+  }
+
+  /** Offset of the last line break before `pos`, or retainedStart - 1 when none is retained. */
+  previousBreak(pos: number): number {
+    if (pos <= this.retainedStart) return this.retainedStart - 1;
+    for (let i = this.pieceIndexAt(pos - 1); i >= 0; i--) {
+      const p = this.pieces[i]!;
+      const at = p.text.lastIndexOf('\n', pos - 1 - p.start);
+      if (at >= 0) return p.start + at;
+    }
+    return this.retainedStart - 1;
+  }
+
+  private bytesOf(from: number, to: number): Buffer[] {
+    const parts: Buffer[] = [];
+    for (let i = this.pieceIndexAt(Math.max(from, this.retainedStart)); i < this.pieces.length; i++) {
+      const p = this.pieces[i]!;
+      if (p.start >= to) break;
+      parts.push(p.bytes.subarray(Math.max(0, from - p.start), Math.max(0, to - p.start)));
+    }
+    return parts;
+  }
+
+  /** The input in [from, to) decoded as UTF-8, clipped to what is retained. */
+  decode(from: number, to: number): string {
+    const parts = this.bytesOf(from, to);
+    return (parts.length === 1 ? parts[0]! : Buffer.concat(parts)).toString('utf8');
+  }
+
+  /** The ASCII view of [from, to), clipped to what is retained. */
+  ascii(from: number, to: number): string {
+    return this.bytesOf(from, to).map((b) => b.toString('ascii')).join('');
+  }
+
+  /** Where the last line-number query ended; queries mostly move forward, so counting resumes here. */
+  private cursor = { pos: 0, line: 1 };
+
+  /** 1-based line number of `pos`. */
+  lineAt(pos: number): number {
+    let { pos: from, line } = this.cursor;
+    if (from > pos || from < this.retainedStart) {
+      const p = this.pieces[this.pieceIndexAt(pos)]!;
+      from = p.start;
+      line = p.line;
+    }
+    for (let i = this.nextBreak(from); i >= 0 && i < pos; i = this.nextBreak(i + 1)) line++;
+    this.cursor = { pos, line };
+    return line;
+  }
+
+  /** Forgets pieces that end before `pos`. */
+  dropBefore(pos: number): void {
+    let n = 0;
+    while (n < this.pieces.length - 1 && this.pieces[n]!.start + this.pieces[n]!.text.length <= pos) n++;
+    if (n > 0) this.pieces.splice(0, n);
+  }
+}
+
 export class TriageEngine {
-  private buf = '';
-  /** Index in `buf` where text not yet scanned begins (always at a line start). */
-  private scanPos = 0;
-  /** Line counting cursor: `countPos` is a line start in `buf`, `countLine` its 1-based number. */
-  private countPos = 0;
-  private countLine = 1;
+  private readonly text = new PieceText();
+  /** Small chunks waiting to be scanned together. */
+  private staged: Buffer[] = [];
+  private stagedBytes = 0;
+  /** Offsets of anchor hits whose look-ahead has not fully arrived, in order. */
+  private pending: number[] = [];
+  /** Start of the last line evaluated, so a line with several hits is evaluated once. */
+  private lastLineStart = -1;
   private readonly pattern: RegExp;
-  /** Non-ASCII anchors as byte strings, searched with indexOf. */
-  private readonly extraAnchors = NON_ASCII_ANCHORS.map(toByteString);
+  /** Non-ASCII anchors as UTF-8 bytes, searched with indexOf on the raw chunk. */
+  private readonly extraAnchors = NON_ASCII_ANCHORS.map((a) => Buffer.from(a, 'utf8'));
   private readonly sink = new FindingSink();
 
   constructor(private readonly signatures: readonly Signature[] = ALL_SIGNATURES) {
     this.pattern = anchorPattern();
   }
 
-  /**
-   * Feeds the next piece of the log as a byte string (latin1: one char per byte, any split point,
-   * even inside a UTF-8 sequence). Use {@link toByteString} for ordinary text.
-   */
-  push(text: string): void {
-    if (text.length === 0) return;
-    this.buf += text;
-    const lastBreak = this.buf.lastIndexOf('\n');
-    if (lastBreak < this.scanPos) {
-      if (this.buf.length - this.scanPos > MAX_PENDING_CHARS) this.scanUntil(this.buf.length);
-      return;
+  /** Feeds the next chunk of the log as UTF-8 bytes (any size, any split point, even inside a character). */
+  push(bytes: Uint8Array): void {
+    let rest = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    while (rest.length > 0) {
+      const take = Math.min(rest.length, PIECE_CHARS - this.stagedBytes);
+      this.staged.push(rest.subarray(0, take));
+      this.stagedBytes += take;
+      rest = rest.subarray(take);
+      if (this.stagedBytes === PIECE_CHARS) this.flushStaged();
     }
-    // Keep LOOKAHEAD_LINES complete lines unscanned, so every scanned line can see them.
-    let cut = lastBreak;
-    for (let k = 0; k < LOOKAHEAD_LINES; k++) {
-      const prev = this.buf.lastIndexOf('\n', cut - 1);
-      if (prev < this.scanPos) {
-        cut = -1;
-        break;
-      }
-      cut = prev;
-    }
-    if (cut >= this.scanPos) this.scanUntil(cut + 1);
-    else if (this.buf.length - this.scanPos > MAX_PENDING_CHARS) this.scanUntil(this.buf.length);
-    this.dropHistory();
+    this.evaluateReady(false);
+  }
+
+  /** Feeds text (for logs already in memory). */
+  pushText(text: string): void {
+    this.push(Buffer.from(text, 'utf8'));
   }
 
   /** Scans what is left and returns the findings, grouped into verdicts. */
   finish(): FindingSink {
-    this.scanUntil(this.buf.length);
+    this.flushStaged();
+    this.evaluateReady(true);
     return this.sink;
   }
 
-  private lineStart(pos: number): number {
-    return this.buf.lastIndexOf('\n', pos - 1) + 1;
+  private flushStaged(): void {
+    if (this.stagedBytes === 0) return;
+    const bytes = this.staged.length === 1 ? this.staged[0]! : Buffer.concat(this.staged);
+    this.staged = [];
+    this.stagedBytes = 0;
+    this.scanPiece(this.text.add(bytes));
   }
 
-  private lineStop(pos: number): number {
-    const stop = this.buf.indexOf('\n', pos);
-    return stop < 0 ? this.buf.length : stop;
-  }
-
-  /** Evaluates every line in [scanPos, end) that holds an anchor, in order, once each. */
-  private scanUntil(end: number): void {
-    const starts: Array<[number, number]> = [];
+  private scanPiece(piece: Piece): void {
+    const hits: number[] = [];
     const re = this.pattern;
-    re.lastIndex = this.scanPos;
-    for (;;) {
-      const hit = re.exec(this.buf);
-      if (!hit || hit.index >= end) break;
-      starts.push([this.lineStart(hit.index), hit.index]);
-      re.lastIndex = this.lineStop(hit.index) + 1;
+    // Anchors cut by the boundary with the previous piece.
+    if (piece.start > this.text.retainedStart) {
+      const seamStart = Math.max(this.text.retainedStart, piece.start - SEAM_CHARS);
+      const seam = this.text.ascii(seamStart, piece.start + SEAM_CHARS);
+      re.lastIndex = 0;
+      for (let hit = re.exec(seam); hit; hit = re.exec(seam)) {
+        if (seamStart + hit.index < piece.start && seamStart + hit.index + hit[0].length > piece.start) hits.push(seamStart + hit.index);
+      }
+    }
+    const t = piece.text;
+    re.lastIndex = 0;
+    for (let hit = re.exec(t); hit; hit = re.exec(t)) {
+      hits.push(piece.start + hit.index);
+      const stop = t.indexOf('\n', hit.index);
+      if (stop < 0) break;
+      re.lastIndex = stop + 1;
     }
     let extra = false;
     for (const anchor of this.extraAnchors) {
-      for (let i = this.buf.indexOf(anchor, this.scanPos); i >= 0 && i < end; i = this.buf.indexOf(anchor, this.lineStop(i) + 1)) {
-        starts.push([this.lineStart(i), i]);
+      // A non-ASCII anchor cut by the chunk boundary is missed; these are single-word shell messages.
+      for (let i = piece.bytes.indexOf(anchor); i >= 0; i = piece.bytes.indexOf(anchor, i + anchor.length)) {
+        hits.push(piece.start + i);
         extra = true;
       }
     }
-    if (extra) starts.sort((a, b) => a[0] - b[0]);
-    let previous = -1;
-    for (const [start, hit] of starts) {
-      if (start === previous) continue;
-      previous = start;
-      const stop = this.lineStop(start);
-      // In an overlong line (minified JSON, a progress bar without breaks) keep the part around the hit.
-      this.evaluate(stop - start > MAX_LINE_CHARS ? Math.max(start, hit - MAX_LINE_CHARS / 2) : start, stop);
-    }
-    this.scanPos = Math.min(end, this.buf.length);
+    if (extra || hits.length > 1) hits.sort((a, b) => a - b);
+    for (const h of hits) this.pending.push(h);
   }
 
-  /** 1-based line number of the line starting at `pos` (positions are visited in increasing order). */
-  private lineNumberAt(pos: number): number {
-    let i = this.buf.indexOf('\n', this.countPos);
-    while (i >= 0 && i < pos) {
-      this.countLine++;
-      this.countPos = i + 1;
-      i = this.buf.indexOf('\n', this.countPos);
+  /** Evaluates the pending hits whose look-ahead lines have arrived (all of them at the end). */
+  private evaluateReady(final: boolean): void {
+    let done = 0;
+    for (const hit of this.pending) {
+      if (!final && !this.lookaheadArrived(hit)) break;
+      const lineStart = this.text.previousBreak(hit) + 1;
+      if (lineStart !== this.lastLineStart) {
+        this.lastLineStart = lineStart;
+        this.evaluate(lineStart, hit);
+      }
+      done++;
     }
-    return this.countLine;
+    if (done > 0) this.pending = this.pending.slice(done);
+    const keepFrom = (this.pending[0] ?? this.text.end) - HISTORY_CHARS;
+    if (keepFrom > this.text.retainedStart) this.text.dropBefore(keepFrom);
   }
 
-  private evaluate(start: number, stop: number): void {
-    const raw = cleanLine(this.buf.slice(start, stop));
+  private lookaheadArrived(hit: number): boolean {
+    if (this.text.end - hit > MAX_PENDING_CHARS) return true;
+    let pos = hit;
+    for (let k = 0; k <= LOOKAHEAD_LINES; k++) {
+      pos = this.text.nextBreak(pos);
+      if (pos < 0) return false;
+      pos++;
+    }
+    return true;
+  }
+
+  private evaluate(lineStart: number, hit: number): void {
+    let stop = this.text.nextBreak(hit);
+    if (stop < 0) stop = this.text.end;
+    // In an overlong line (minified JSON, a progress bar without breaks) keep the part around the hit.
+    const start = stop - lineStart > MAX_LINE_CHARS ? Math.max(lineStart, hit - MAX_LINE_CHARS / 2) : lineStart;
+    const raw = cleanLine(this.text.decode(start, Math.min(stop, start + MAX_LINE_CHARS)));
     const { rank, content } = splitRank(raw);
-    const view = new BufferLineView(this.buf, start, stop, this.lineNumberAt(start), raw, content, rank);
+    const view = new PieceLineView(this.text, lineStart, stop, this.text.lineAt(lineStart), raw, content, rank);
     for (const signature of this.signatures) {
       if (!signature.needles.some((n) => content.includes(n))) continue;
       const finding = signature.match(view);
@@ -181,28 +312,12 @@ export class TriageEngine {
       }
     }
   }
-
-  /**
-   * Forgets text far behind the scan position, keeping line numbering exact. A line longer than
-   * the history is cut in the middle (its start is no longer needed).
-   */
-  private dropHistory(): void {
-    const keepFrom = this.scanPos - HISTORY_CHARS;
-    if (keepFrom <= 0) return;
-    let cutAt = this.buf.indexOf('\n', keepFrom) + 1;
-    if (cutAt <= 0 || cutAt > this.scanPos) cutAt = keepFrom;
-    this.lineNumberAt(cutAt);
-    if (this.countPos < cutAt) this.countPos = cutAt;
-    this.buf = this.buf.slice(cutAt);
-    this.scanPos -= cutAt;
-    this.countPos -= cutAt;
-  }
 }
 
-/** A candidate line with lazy access to its neighbours in the engine's buffer. */
-class BufferLineView implements LineView {
+/** A candidate line with lazy access to its neighbours in the retained text. */
+class PieceLineView implements LineView {
   constructor(
-    private readonly buf: string,
+    private readonly source: PieceText,
     private readonly start: number,
     private readonly stop: number,
     readonly lineNumber: number,
@@ -211,28 +326,34 @@ class BufferLineView implements LineView {
     readonly rank: number | undefined,
   ) {}
 
+  private lineFrom(begin: number): string | undefined {
+    if (begin > this.source.end) return undefined;
+    let end = this.source.nextBreak(begin);
+    if (end < 0) end = this.source.end;
+    if (end === begin && begin === this.source.end) return undefined;
+    return cleanLine(this.source.decode(begin, Math.min(end, begin + MAX_LINE_CHARS)));
+  }
+
   next(k: number): string | undefined {
     let pos = this.stop;
     for (let i = 1; i < k; i++) {
-      pos = this.buf.indexOf('\n', pos + 1);
+      pos = this.source.nextBreak(pos + 1);
       if (pos < 0) return undefined;
     }
-    if (pos >= this.buf.length) return undefined;
-    let end = this.buf.indexOf('\n', pos + 1);
-    if (end < 0) end = this.buf.length;
-    return splitRank(cleanLine(this.buf.slice(pos + 1, end))).content;
+    if (pos >= this.source.end) return undefined;
+    const line = this.lineFrom(pos + 1);
+    return line === undefined ? undefined : splitRank(line).content;
   }
 
   private previousRaw(k: number): string | undefined {
     let end = this.start - 1;
     for (let i = 1; i < k; i++) {
-      if (end <= 0) return undefined;
-      end = this.buf.lastIndexOf('\n', end - 1);
-      if (end < 0) return undefined;
+      if (end < this.source.retainedStart) return undefined;
+      end = this.source.previousBreak(end);
     }
-    if (end < 0) return undefined;
-    const begin = this.buf.lastIndexOf('\n', end - 1) + 1;
-    return cleanLine(this.buf.slice(begin, end));
+    if (end < this.source.retainedStart) return undefined;
+    const begin = this.source.previousBreak(end) + 1;
+    return cleanLine(this.source.decode(begin, Math.min(end, begin + MAX_LINE_CHARS)));
   }
 
   previous(k: number): string | undefined {

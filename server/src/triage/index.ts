@@ -4,17 +4,17 @@
  * Entry points: {@link triageText} for text in memory (editor selections, run output) and
  * {@link triageFile}/{@link triageStream} for logs of any size, read without loading them whole.
  */
-import { createReadStream } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import type { TriageReport } from '../protocol';
 import { LogDecoder, TriageInputError } from './decode';
-import { TriageEngine, toByteString } from './engine';
+import { TriageEngine } from './engine';
 
 export { TriageInputError } from './decode';
 
 /** Triages text already in memory. */
 export function triageText(text: string, source: string): TriageReport {
   const engine = new TriageEngine();
-  engine.push(toByteString(text));
+  engine.pushText(text);
   return { source, verdicts: engine.finish().verdicts() };
 }
 
@@ -22,25 +22,47 @@ export function triageText(text: string, source: string): TriageReport {
 export async function triageStream(chunks: AsyncIterable<Uint8Array | string>, source: string): Promise<TriageReport> {
   const engine = new TriageEngine();
   const decoder = new LogDecoder();
-  for await (const chunk of chunks) engine.push(typeof chunk === 'string' ? toByteString(chunk) : decoder.decode(chunk));
+  for await (const chunk of chunks) {
+    if (typeof chunk === 'string') engine.pushText(chunk);
+    else engine.push(decoder.decode(chunk));
+  }
   engine.push(decoder.end());
   return { source, verdicts: engine.finish().verdicts() };
 }
 
-/** Chunk size for reading logs from disk: large enough that per-chunk costs vanish. */
+/** Bytes per read from disk: few round trips to the I/O threads; the engine cuts them into pieces. */
 const READ_CHUNK_BYTES = 1024 * 1024;
 
 /** Triages a log file by streaming it. Errors carry a `code` (ENOENT, EISDIR, BINARY_INPUT, ...). */
 export async function triageFile(path: string, source = path): Promise<TriageReport> {
-  const stream = createReadStream(path, { highWaterMark: READ_CHUNK_BYTES });
+  let handle;
   try {
-    return await triageStream(stream, source);
+    handle = await open(path, 'r');
+  } catch (err) {
+    throw withCode(err, path);
+  }
+  try {
+    return await triageStream(readChunks(handle), source);
   } catch (err) {
     if (err instanceof TriageInputError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code) throw Object.assign(new Error(`Cannot read ${path}: ${(err as Error).message}`), { code });
-    throw new TriageInputError(`Cannot read ${path}: ${String(err)}`, 'READ_FAILED');
+    throw withCode(err, path);
   } finally {
-    stream.destroy();
+    await handle.close();
   }
+}
+
+/** Reads a file in fresh buffers (the engine keeps recent ones as history, so they are not reused). */
+async function* readChunks(handle: FileHandle): AsyncGenerator<Uint8Array> {
+  for (;;) {
+    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+    if (bytesRead === 0) return;
+    yield buffer.subarray(0, bytesRead);
+  }
+}
+
+function withCode(err: unknown, path: string): Error {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code) return Object.assign(new Error(`Cannot read ${path}: ${(err as Error).message}`), { code });
+  return new TriageInputError(`Cannot read ${path}: ${String(err)}`, 'READ_FAILED');
 }

@@ -2,8 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
 import type { ServerContext } from '../context';
 import { docsUri } from '../docs';
-import { TriageRequest, type TriageReport } from '../protocol';
+import { TriageRequest, type TriageReport, type Verdict } from '../protocol';
 import { triageFile, triageText } from './index';
+import type { TriageFixData } from './codeActions';
 import { mapFramesToWorkspace } from './workspaceFrames';
 
 const DIAGNOSTIC_SOURCE = 'triage';
@@ -37,6 +38,7 @@ function publishFrameDiagnostics(ctx: ServerContext, report: TriageReport): void
   ctx.diagnostics.clearSource(DIAGNOSTIC_SOURCE);
   const byUri = new Map<string, Diagnostic[]>();
   for (const verdict of report.verdicts) {
+    const data = fixData(verdict);
     verdict.userFrames.forEach((frame, depth) => {
       if (!frame.workspaceUri) return;
       const line = Math.max(0, frame.line - 1);
@@ -47,6 +49,7 @@ function publishFrameDiagnostics(ctx: ServerContext, report: TriageReport): void
         code: verdict.kind,
         codeDescription: { href: docsUri('TRIAGE.md', verdict.kind) },
         message: depth === 0 ? `${verdict.summary}. ${verdict.fixes[0] ? `Fix: ${verdict.fixes[0].title}.` : ''}`.trim() : `Called on the path to: ${verdict.summary}`,
+        ...(data && { data }),
       };
       const list = byUri.get(frame.workspaceUri) ?? [];
       list.push(diagnostic);
@@ -54,4 +57,18 @@ function publishFrameDiagnostics(ctx: ServerContext, report: TriageReport): void
     });
   }
   for (const [uri, diagnostics] of byUri) ctx.diagnostics.set(DIAGNOSTIC_SOURCE, uri, diagnostics);
+}
+
+const ALLOCATOR_OPTION = /^export (PYTORCH_\w+_ALLOC_CONF)=(expandable_segments:True)$/;
+
+/**
+ * The code fix a verdict offers, if any: a fragmentation verdict's allocator option, written into
+ * the outermost user frame's file (the entry script, where it runs before torch is imported).
+ */
+function fixData(verdict: Verdict): TriageFixData | undefined {
+  if (verdict.kind !== 'fragmentation') return undefined;
+  const option = verdict.fixes.map((f) => ALLOCATOR_OPTION.exec(f.snippet ?? '')).find((m) => m !== null);
+  const entry = [...verdict.userFrames].reverse().find((f) => f.workspaceUri !== undefined);
+  if (!option || !entry?.workspaceUri) return undefined;
+  return { fix: 'allocator-option', envVar: option[1]!, value: option[2]!, targetUri: entry.workspaceUri };
 }
