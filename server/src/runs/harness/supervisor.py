@@ -486,6 +486,7 @@ def run_cell(plan, env_info, shim, notes, variant, repeat):
     limit = float(plan.get("cellTimeoutSeconds", 900))
     last_progress = time.monotonic()
     hang = False
+    hang_timing = {}
     stacks = {}
     diverging = None
     while True:
@@ -518,6 +519,9 @@ def run_cell(plan, env_info, shim, notes, variant, repeat):
                 r.read_events()
             diverging, hang_evidence = analyze_hang(ranks, stacks)
             evidence.extend(hang_evidence)
+            # The watchdog's own latency: from the last progress of any rank to stacks in hand.
+            hang_timing = {"secondsWithoutProgress": round(quiet, 2),
+                           "secondsToVerdict": round(time.monotonic() - last_progress, 2)}
             kill_group(pgid_holder[0])
             for r in ranks:
                 r.proc.wait()
@@ -534,7 +538,7 @@ def run_cell(plan, env_info, shim, notes, variant, repeat):
     outcome, tracebacks, backtrace = classify(ranks, hang, evidence)
     if not hang:
         stacks = tracebacks
-    metrics = {}
+    metrics = dict(hang_timing)
     for r in ranks:
         for name, value in r.metrics.items():
             metrics[name if len(ranks) == 1 else "%s[%d]" % (name, r.index)] = value
