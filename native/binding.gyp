@@ -27,7 +27,7 @@
       "cflags!": ["-fno-exceptions"],
       "cflags_cc!": ["-fno-exceptions", "-std=gnu++17", "-std=gnu++20"],
       # zlib decompresses .pickle.gz snapshots while they stream from disk.
-      "libraries": ["-lz"],
+      "libraries": ["-lz", "-pthread"],
       "cflags": ["-fvisibility=hidden", "-Wall", "-Wextra"],
       "cflags_cc": ["-std=c++17", "-fexceptions", "-fvisibility=hidden", "-Wall", "-Wextra"],
       "xcode_settings": {

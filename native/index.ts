@@ -145,8 +145,18 @@ export interface ReplayReport {
     /** True when some device's replay started from a reconstructed, non-empty state. */
     startReconstructed: boolean;
     recorded: ReplayRecordedDevice[];
-    /** Wall-clock milliseconds on the worker thread: decoding, pairing the trace, each variant. */
-    timings: { decodeMs: number; planMs: number; variantMs: number[] };
+    /**
+     * Milliseconds on the worker thread for decoding, pairing the trace and each variant: wall
+     * clock, and the thread's CPU time (not inflated by other processes competing for the cores).
+     */
+    timings: {
+      decodeMs: number;
+      planMs: number;
+      variantMs: number[];
+      decodeCpuMs: number;
+      planCpuMs: number;
+      variantCpuMs: number[];
+    };
   };
   variants: ReplayVariantResult[];
 }

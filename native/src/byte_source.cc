@@ -24,6 +24,11 @@ FileSource::FileSource(const std::string& path) : path_(path) {
     throw DecodeError(code::kIo, "cannot open " + path + ": " + std::strerror(errno));
   }
   file_ = f;
+  if (std::fseek(f, 0, SEEK_END) == 0) {
+    const long end = std::ftell(f);
+    fileBytes_ = end > 0 ? static_cast<uint64_t>(end) : 0;
+    std::fseek(f, 0, SEEK_SET);
+  }
   compressed_.resize(kChunkBytes);
   compressedLen_ = readRaw(compressed_.data(), compressed_.size());
   gzip_ = compressedLen_ >= 2 && compressed_[0] == 0x1f && compressed_[1] == 0x8b;

@@ -29,6 +29,8 @@ class FileSource final : public ByteSource {
   FileSource& operator=(const FileSource&) = delete;
   size_t read(uint8_t* dst, size_t capacity) override;
   bool gzip() const { return gzip_; }
+  // A guess at the decompressed size (the file size, times a typical ratio when gzip).
+  uint64_t sizeHint() const { return gzip_ ? fileBytes_ * 6 : fileBytes_; }
 
  private:
   size_t readRaw(uint8_t* dst, size_t capacity);
@@ -38,6 +40,7 @@ class FileSource final : public ByteSource {
   void* inflater_ = nullptr; // z_stream*, when gzip.
   bool gzip_ = false;
   bool streamEnded_ = false;
+  uint64_t fileBytes_ = 0;
   std::vector<uint8_t> compressed_;
   size_t compressedPos_ = 0;
   size_t compressedLen_ = 0;

@@ -1,7 +1,12 @@
 #include "decode_worker.h"
 
+#include <time.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <exception>
+#include <thread>
 #include <map>
 #include <new>
 #include <string>
@@ -81,10 +86,10 @@ struct SnapshotInput {
     if (!path.empty()) {
       FileSource file(path);
       InputWindow input(file);
-      return decodeSnapshot(input);
+      return decodeSnapshot(input, file.sizeHint());
     }
     InputWindow input(bytes.data(), bytes.size());
-    Snapshot snapshot = decodeSnapshot(input);
+    Snapshot snapshot = decodeSnapshot(input, bytes.size());
     std::vector<uint8_t>().swap(bytes);
     return snapshot;
   }
@@ -104,6 +109,14 @@ bool ReadInput(const Napi::Value& v, SnapshotInput& out) {
 
 double MillisecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+// CPU time this thread has used, in milliseconds: unlike wall time, not inflated when other
+// processes compete for the cores.
+double ThreadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
 }
 
 struct Summary {
@@ -159,6 +172,7 @@ struct VariantOutcome {
   bool fit = false;
   uint64_t fitReplays = 0;
   double replayMs = 0;
+  double replayCpuMs = 0;
   std::vector<ReplayResult> devices;
   size_t worst = 0;  // The device with the highest reserved peak.
 };
@@ -188,40 +202,71 @@ class ReplayWorker final : public PromiseWorker {
  private:
   void Compute() override {
     auto start = std::chrono::steady_clock::now();
+    double cpu = ThreadCpuMs();
     snapshot_ = input_.decode();
     decodeMs_ = MillisecondsSince(start);
+    decodeCpuMs_ = ThreadCpuMs() - cpu;
     start = std::chrono::steady_clock::now();
+    cpu = ThreadCpuMs();
     ownSettings_ = snapshot_.settings.allocConf;
     plans_ = buildPlans(snapshot_, parseAllocatorSettings(ownSettings_), firstEvent_);
     planMs_ = MillisecondsSince(start);
-    for (const VariantRequest& v : variants_) {
-      start = std::chrono::steady_clock::now();
-      VariantOutcome out;
+    planCpuMs_ = ThreadCpuMs() - cpu;
+    // Settings are parsed here, so a bad one fails before any replay starts; the variants then
+    // replay on their own threads (each variant's simulator is independent; plans are shared
+    // read-only).
+    std::vector<ReplayOptions> options(variants_.size());
+    outcomes_.resize(variants_.size());
+    for (size_t i = 0; i < variants_.size(); ++i) {
+      const VariantRequest& v = variants_[i];
+      VariantOutcome& out = outcomes_[i];
       out.settings = v.ownSettings ? ownSettings_ : v.settings;
       out.capacityBytes = v.capacityBytes;
-      ReplayOptions options;
-      options.settings = parseAllocatorSettings(out.settings);
-      options.capacityBytes = v.capacityBytes;
-      options.deviceTotalBytes = deviceTotal_;
-      options.timeline = timeline_;
-      options.segmentCalls = segmentCalls_;
       out.fit = v.fitGranularityBytes != 0;
-      for (const DevicePlan& plan : plans_) {
-        if (out.fit) {
-          FitResult fit = fitCapacity(plan, options, v.fitGranularityBytes);
-          out.capacityBytes = std::max(out.capacityBytes, fit.capacityBytes);
-          out.fitReplays += fit.replays;
-          out.devices.push_back(std::move(fit.result));
-        } else {
-          out.devices.push_back(replayDevice(plan, options));
-        }
-        if (out.devices.back().reservedPeakBytes > out.devices[out.worst].reservedPeakBytes) {
-          out.worst = out.devices.size() - 1;
-        }
-      }
-      out.replayMs = MillisecondsSince(start);
-      outcomes_.push_back(std::move(out));
+      options[i].settings = parseAllocatorSettings(out.settings);
+      options[i].capacityBytes = v.capacityBytes;
+      options[i].deviceTotalBytes = deviceTotal_;
+      options[i].timeline = timeline_;
+      options[i].segmentCalls = segmentCalls_;
     }
+    const size_t threads = std::max<size_t>(1, std::min<size_t>(variants_.size(), std::thread::hardware_concurrency()));
+    std::atomic<size_t> next{0};
+    std::vector<std::exception_ptr> errors(threads);
+    auto work = [&](size_t t) {
+      try {
+        for (size_t i = next++; i < variants_.size(); i = next++) runVariant(variants_[i], options[i], outcomes_[i]);
+      } catch (...) {
+        errors[t] = std::current_exception();
+      }
+    };
+    std::vector<std::thread> pool;
+    for (size_t t = 1; t < threads; ++t) pool.emplace_back(work, t);
+    work(0);
+    for (std::thread& th : pool) th.join();
+    for (const std::exception_ptr& e : errors) {
+      if (e) std::rethrow_exception(e);
+    }
+  }
+
+  // Replays one variant on every device. Runs on a worker thread of its own.
+  void runVariant(const VariantRequest& v, const ReplayOptions& options, VariantOutcome& out) const {
+    const auto start = std::chrono::steady_clock::now();
+    const double cpu = ThreadCpuMs();
+    for (const DevicePlan& plan : plans_) {
+      if (out.fit) {
+        FitResult fit = fitCapacity(plan, options, v.fitGranularityBytes);
+        out.capacityBytes = std::max(out.capacityBytes, fit.capacityBytes);
+        out.fitReplays += fit.replays;
+        out.devices.push_back(std::move(fit.result));
+      } else {
+        out.devices.push_back(replayDevice(plan, options));
+      }
+      if (out.devices.back().reservedPeakBytes > out.devices[out.worst].reservedPeakBytes) {
+        out.worst = out.devices.size() - 1;
+      }
+    }
+    out.replayMs = MillisecondsSince(start);
+    out.replayCpuMs = ThreadCpuMs() - cpu;
   }
 
   std::vector<FrameOut> framesOf(uint32_t stack) const {
@@ -324,6 +369,11 @@ class ReplayWorker final : public PromiseWorker {
     Napi::Array variantMs = Napi::Array::New(env);
     for (uint32_t i = 0; i < outcomes_.size(); ++i) variantMs.Set(i, Napi::Number::New(env, outcomes_[i].replayMs));
     timings.Set("variantMs", variantMs);
+    timings.Set("decodeCpuMs", Napi::Number::New(env, decodeCpuMs_));
+    timings.Set("planCpuMs", Napi::Number::New(env, planCpuMs_));
+    Napi::Array variantCpuMs = Napi::Array::New(env);
+    for (uint32_t i = 0; i < outcomes_.size(); ++i) variantCpuMs.Set(i, Napi::Number::New(env, outcomes_[i].replayCpuMs));
+    timings.Set("variantCpuMs", variantCpuMs);
     source.Set("timings", timings);
     Napi::Array variants = Napi::Array::New(env);
     uint32_t k = 0;
@@ -355,6 +405,8 @@ class ReplayWorker final : public PromiseWorker {
   std::vector<VariantOutcome> outcomes_;
   double decodeMs_ = 0;
   double planMs_ = 0;
+  double decodeCpuMs_ = 0;
+  double planCpuMs_ = 0;
 };
 
 // Argument errors reject the promise too, so callers handle every failure in one place.

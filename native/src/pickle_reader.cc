@@ -1,5 +1,6 @@
 #include "pickle_reader.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <utility>
@@ -189,6 +190,18 @@ void PickleReader::releaseItems(Container& c) {
 }
 
 Value PickleReader::newContainer(Tag kind) {
+  if (!freeContainers_.empty()) {
+    const uint32_t id = freeContainers_.back();
+    freeContainers_.pop_back();
+    Container& c = containers_[id];
+    c.kind = kind;
+    c.lowered = false;
+    c.memoRefs = 0;
+    c.memoSlot = UINT32_MAX;
+    c.loweredAs = Value{};
+    c.items = takeItemPool();
+    return Value::of(kind, id);
+  }
   if (containers_.size() >= UINT32_MAX) malformed("too many containers");
   Container c;
   c.kind = kind;
@@ -222,11 +235,31 @@ Value PickleReader::adopt(Value v) {
   again.lowered = true;
   again.loweredAs = record;
   releaseItems(again);
+  // The memo slot that names the container now names its record, so the container's slot can be
+  // reused; pickle.dump memoizes every container once, so this keeps only live ones in memory.
+  if (again.memoRefs <= 1) {
+    if (again.memoRefs == 1 && again.memoSlot < memo_.size()) {
+      Value& slot = memo_[again.memoSlot];
+      if (slot.tag == v.tag && slot.ref == v.ref) slot = record;
+    }
+    freeContainers_.push_back(v.ref);
+  }
   return record;
 }
 
 void PickleReader::memoPut(uint64_t index, const Value& v) {
+  if (v.isContainer()) {
+    Container& c = containers_[v.ref];
+    if (c.memoRefs < 2) ++c.memoRefs;
+    c.memoSlot = static_cast<uint32_t>(std::min<uint64_t>(index, UINT32_MAX));
+  }
+  if (index == memo_.size()) {
+    memo_.push_back(v);
+    return;
+  }
   if (index < memo_.size()) {
+    // Overwriting a slot: a container it named may still be named elsewhere; keep it for good.
+    if (memo_[index].isContainer()) containers_[memo_[index].ref].memoRefs = 2;
     memo_[index] = v;
     return;
   }
@@ -267,8 +300,11 @@ Value PickleReader::readLong(size_t n) {
   return Value::of(Tag::BigInt, strings_.intern(b));
 }
 
-Value PickleReader::run() {
+Value PickleReader::run(uint64_t sizeHint) {
   InputWindow& in = input_;
+  // pickle.dump memoizes about one value per 25 bytes of a snapshot; reserving address space
+  // costs nothing until it is touched, and saves copying the memo as it grows.
+  memo_.reserve(static_cast<size_t>(std::min<uint64_t>(sizeHint / 20, uint64_t{1} << 31)));
   for (;;) {
     opOffset_ = in.offset();
     if (!in.ensure(1)) malformed("input ends before the STOP opcode");

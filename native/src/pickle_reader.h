@@ -72,8 +72,10 @@ class StringTable {
 struct Container {
   Tag kind = Tag::List;
   bool lowered = false;
-  Value loweredAs;            // Valid when lowered.
-  std::vector<Value> items;   // Released (moved to a pool) once lowered.
+  uint8_t memoRefs = 0;          // Memo slots naming this container (counted up to 2).
+  uint32_t memoSlot = UINT32_MAX;  // The slot, when memoRefs == 1.
+  Value loweredAs;               // Valid when lowered.
+  std::vector<Value> items;      // Released (moved to a pool) once lowered.
 };
 
 class PickleReader;
@@ -92,8 +94,9 @@ class PickleReader {
   // Strings go into `strings`, which the caller owns (the decoded snapshot keeps it).
   PickleReader(InputWindow& input, StringTable& strings, Lowering& lowering);
 
-  // Runs the pickle to its STOP opcode and returns the top-level value.
-  Value run();
+  // Runs the pickle to its STOP opcode and returns the top-level value. `sizeHint` (bytes of
+  // pickle, 0 if unknown) sizes the memo up front.
+  Value run(uint64_t sizeHint = 0);
 
   const StringTable& strings() const { return strings_; }
   const Container& container(const Value& v) const { return containers_[v.ref]; }
@@ -125,6 +128,7 @@ class PickleReader {
   StringTable& strings_;
   Lowering& lowering_;
   std::vector<Container> containers_;
+  std::vector<uint32_t> freeContainers_;  // Lowered containers no memo slot names any more.
   std::vector<std::vector<Value>> itemPool_;
   std::vector<Value> stack_;
   std::vector<size_t> marks_;

@@ -42,12 +42,12 @@ DeviceSimulator::DeviceSimulator(const AllocatorSettings& settings, uint64_t cap
     : settings_(settings),
       capacity_(capacityBytes),
       deviceTotal_(deviceTotalBytes),
-      small_(&blocks_, true),
-      large_(&blocks_, false),
+      small_(true, &nodes_),
+      large_(false, &nodes_),
       nextAddress_(uint64_t{0x7f0000000000}),
       nextVirtualAddress_(uint64_t{0x100000000000}) {
   blocks_.reserve(4096);
-  blocks_.emplace_back();  // Slot 0 is the search key of every lower_bound.
+  blocks_.emplace_back();  // Slot 0 is never a block, so 0 can be the search keys' id.
 }
 
 uint32_t DeviceSimulator::newBlock() {
@@ -69,18 +69,10 @@ void DeviceSimulator::deleteBlock(uint32_t b) {
   freeIds_.push_back(b);
 }
 
-uint32_t DeviceSimulator::searchKey(uint64_t stream, uint64_t size, uint64_t ptr) {
-  Block& key = blocks_[0];
-  key.stream = stream;
-  key.size = size;
-  key.ptr = ptr;
-  return 0;
-}
-
 void DeviceSimulator::insertIntoBlocks(uint32_t b) {
   Pool& pool = poolOf(blocks_[b]);
   blocks_[b].gcCountBase = pool.getFreeBlocksCallCount;
-  pool.blocks.insert(b);
+  pool.blocks.insert(keyOf(b));
 }
 
 void DeviceSimulator::addReserved(uint64_t bytes) {
@@ -110,8 +102,8 @@ bool DeviceSimulator::getFreeBlock(Params& p) {
   Pool& pool = *p.pool;
   if (gcEnabled()) ++pool.getFreeBlocksCallCount;
   auto it = pool.blocks.lower_bound(searchKey(p.stream, p.size, 0));
-  if (it == pool.blocks.end() || blocks_[*it].stream != p.stream) return false;
-  if (blocks_[*it].segment >= 0) {
+  if (it == pool.blocks.end() || blocks_[it->id].stream != p.stream) return false;
+  if (blocks_[it->id].segment >= 0) {
     if (settings_.expandableSegments) {
       // Best fit counts the unmapped space an expandable block could grow into.
       auto expandableSize = [this](uint32_t b) {
@@ -119,23 +111,23 @@ bool DeviceSimulator::getFreeBlock(Params& p) {
         return x.size + (x.next != kNil && !blocks_[x.next].mapped ? blocks_[x.next].size : 0);
       };
       auto next = std::next(it);
-      while (blocks_[*it].segment >= 0 && next != pool.blocks.end() && blocks_[*next].stream == p.stream &&
-             expandableSize(*next) < expandableSize(*it)) {
+      while (blocks_[it->id].segment >= 0 && next != pool.blocks.end() && blocks_[next->id].stream == p.stream &&
+             expandableSize(next->id) < expandableSize(it->id)) {
         it = next++;
       }
     } else {
       do {
         ++it;
-      } while (it != pool.blocks.end() && blocks_[*it].segment >= 0 && blocks_[*it].stream == p.stream);
-      if (it == pool.blocks.end() || blocks_[*it].stream != p.stream) return false;
+      } while (it != pool.blocks.end() && blocks_[it->id].segment >= 0 && blocks_[it->id].stream == p.stream);
+      if (it == pool.blocks.end() || blocks_[it->id].stream != p.stream) return false;
     }
   }
-  const uint64_t candidate = blocks_[*it].size;
+  const uint64_t candidate = blocks_[it->id].size;
   // Do not return an oversized block for a large request.
   if (p.size < settings_.maxSplitSize && candidate >= settings_.maxSplitSize) return false;
   // Allow an oversized block to be rounded up, but only so far.
   if (p.size >= settings_.maxSplitSize && candidate >= p.size + settings_.maxNonSplitRoundingSize) return false;
-  p.block = *it;
+  p.block = it->id;
   pool.blocks.erase(it);
   return true;
 }
@@ -177,24 +169,24 @@ bool DeviceSimulator::releaseAvailableCachedBlocks(const Params& p) {
   Pool& pool = *p.pool;
   const uint64_t keySize = std::max(p.size, settings_.maxSplitSize);
   auto it = pool.blocks.lower_bound(searchKey(p.stream, keySize, 0));
-  if (it == pool.blocks.end() || blocks_[*it].stream != p.stream || blocks_[*it].segment >= 0) {
+  if (it == pool.blocks.end() || blocks_[it->id].stream != p.stream || blocks_[it->id].segment >= 0) {
     // No single block is large enough: free oversize blocks, largest first.
     if (it == pool.blocks.begin()) return false;
     uint64_t released = 0;
     --it;
-    while (released < keySize && blocks_[*it].size >= settings_.maxSplitSize && blocks_[*it].stream == p.stream) {
+    while (released < keySize && blocks_[it->id].size >= settings_.maxSplitSize && blocks_[it->id].stream == p.stream) {
       auto cur = it;
       const bool isFirst = cur == pool.blocks.begin();
       if (!isFirst) --it;
-      if (blocks_[*cur].segment < 0) {
-        released += blocks_[*cur].size;
-        releaseBlock(*cur);
+      if (blocks_[cur->id].segment < 0) {
+        released += blocks_[cur->id].size;
+        releaseBlock(cur->id);
       }
       if (isFirst) break;
     }
     if (released < keySize) return false;
   } else {
-    releaseBlock(*it);
+    releaseBlock(it->id);
   }
   return true;
 }
@@ -217,7 +209,7 @@ void DeviceSimulator::emptyCache() { releaseCachedBlocks(); }
 void DeviceSimulator::releaseBlocks(Pool& pool) {
   std::vector<uint32_t> toUnmap;
   for (auto it = pool.blocks.begin(); it != pool.blocks.end();) {
-    const uint32_t b = *it;
+    const uint32_t b = it->id;
     ++it;
     if (blocks_[b].segment >= 0) {
       toUnmap.push_back(b);
@@ -237,7 +229,7 @@ void DeviceSimulator::releaseBlock(uint32_t b) {
   stats_.reservedBytes -= block.size;
   if (segmentLog_ != nullptr) segmentLog_->push_back({false, block.size});
   stats_.segments -= 1;
-  poolOf(block).blocks.erase(b);
+  poolOf(block).blocks.erase(keyOf(b));
   deleteBlock(b);
 }
 
@@ -251,7 +243,8 @@ void DeviceSimulator::garbageCollectCachedBlocks() {
   auto age = [this](uint32_t b) {
     return static_cast<uint64_t>(static_cast<int>(large_.getFreeBlocksCallCount - blocks_[b].gcCountBase));
   };
-  for (uint32_t b : large_.blocks) {
+  for (const Key& k : large_.blocks) {
+    const uint32_t b = k.id;
     if (blocks_[b].prev == kNil && blocks_[b].next == kNil) {
       totalAge += age(b);
       ++freeable;
@@ -263,7 +256,7 @@ void DeviceSimulator::garbageCollectCachedBlocks() {
     const double threshold = static_cast<double>(totalAge) / static_cast<double>(freeable);
     freed = false;
     for (auto it = large_.blocks.begin(); it != large_.blocks.end();) {
-      const uint32_t b = *it;
+      const uint32_t b = it->id;
       ++it;
       const Block& block = blocks_[b];
       if (block.prev == kNil && block.next == kNil && block.segment < 0 && static_cast<double>(age(b)) >= threshold) {
@@ -358,9 +351,9 @@ uint64_t DeviceSimulator::tryMerge(uint32_t dst, uint32_t src) {
   // Erase before the size changes: the sets order blocks by it.
   Pool& pool = poolOf(s);
   if (s.mapped) {
-    pool.blocks.erase(src);
+    pool.blocks.erase(keyOf(src));
   } else {
-    pool.unmapped.erase(src);
+    pool.unmapped.erase(keyOf(src));
   }
   blocks_[dst].size += subsumed;
   deleteBlock(src);
@@ -379,8 +372,8 @@ uint32_t DeviceSimulator::findExpandableBlock(uint64_t stream, Pool& pool, uint6
     }
     return bytes >= size;
   };
-  for (auto it = pool.unmapped.lower_bound(searchKey(stream, 0, 0)); it != pool.unmapped.end() && blocks_[*it].stream == stream; ++it) {
-    uint32_t c = *it;
+  for (auto it = pool.unmapped.lower_bound(searchKey(stream, 0, 0)); it != pool.unmapped.end() && blocks_[it->id].stream == stream; ++it) {
+    uint32_t c = it->id;
     if (allocatable(blocks_[c].prev)) c = blocks_[c].prev;
     if (hasSpace(c)) return c;
   }
@@ -402,7 +395,7 @@ uint32_t DeviceSimulator::findExpandableBlock(uint64_t stream, Pool& pool, uint6
   block.small = pool.small;
   block.segment = static_cast<int32_t>(segments_.size() - 1);
   block.mapped = false;
-  pool.unmapped.insert(b);
+  pool.unmapped.insert(keyOf(b));
   return b;
 }
 
@@ -414,7 +407,7 @@ bool DeviceSimulator::mapBlock(uint32_t b, uint64_t size) {
   const uint64_t mappedSize = (end - begin) * es.pageSize;
   if (mappedSize == 0) return false;
   Pool& pool = poolOf(blocks_[b]);
-  pool.unmapped.erase(b);
+  pool.unmapped.erase(keyOf(b));
   blocks_[b].mapped = true;
   if (mappedSize < blocks_[b].size) {
     const uint32_t rest = newBlock();
@@ -431,7 +424,7 @@ bool DeviceSimulator::mapBlock(uint32_t b, uint64_t size) {
     if (to.next != kNil) blocks_[to.next].prev = rest;
     to.next = rest;
     to.size = mappedSize;
-    pool.unmapped.insert(rest);
+    pool.unmapped.insert(keyOf(rest));
   }
   tryMerge(b, blocks_[b].prev);
   tryMerge(b, blocks_[b].next);
@@ -450,7 +443,7 @@ uint32_t DeviceSimulator::tryAllocateExpandableBlock(uint64_t stream, Pool& pool
     if (!mapBlock(next, std::min(remaining, blocks_[next].size))) return kNil;
     candidate = next;
   }
-  pool.blocks.erase(candidate);
+  pool.blocks.erase(keyOf(candidate));
   return candidate;
 }
 
@@ -463,7 +456,7 @@ void DeviceSimulator::unmapBlock(uint32_t b) {
   const uint64_t unmappedPtr = es.base + begin * es.pageSize;
   const uint64_t unmappedSize = (end - begin) * es.pageSize;
   Pool& pool = poolOf(blocks_[b]);
-  pool.blocks.erase(b);
+  pool.blocks.erase(keyOf(b));
   const uint64_t beforeSize = unmappedPtr - blocks_[b].ptr;
   if (beforeSize > 0) {
     const uint32_t before = newBlock();
@@ -502,7 +495,7 @@ void DeviceSimulator::unmapBlock(uint32_t b) {
   blk.mapped = false;
   tryMerge(b, blocks_[b].prev);
   tryMerge(b, blocks_[b].next);
-  pool.unmapped.insert(b);
+  pool.unmapped.insert(keyOf(b));
   stats_.reservedBytes -= unmappedSize;
   stats_.deviceFrees += 1;
   if (segmentLog_ != nullptr) segmentLog_->push_back({false, unmappedSize});
@@ -510,7 +503,7 @@ void DeviceSimulator::unmapBlock(uint32_t b) {
 
 void DeviceSimulator::releaseExpandableSegment(uint32_t b) {
   segments_[static_cast<size_t>(blocks_[b].segment)].live = false;
-  poolOf(blocks_[b]).unmapped.erase(b);
+  poolOf(blocks_[b]).unmapped.erase(keyOf(b));
   deleteBlock(b);
 }
 

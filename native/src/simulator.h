@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "allocator_settings.h"
+#include "node_pool.h"
 
 namespace headroom {
 
@@ -105,32 +106,33 @@ class DeviceSimulator {
     bool mapped = true;
     bool live = false;
   };
+  // Free-list entries carry their sort key inline, so a best-fit search touches only the tree.
+  struct Key {
+    uint64_t stream;
+    uint64_t size;
+    uint64_t ptr;
+    uint32_t id;
+  };
   struct BySize {
-    const std::vector<Block>* blocks;
-    bool operator()(uint32_t a, uint32_t b) const {
-      const Block& x = (*blocks)[a];
-      const Block& y = (*blocks)[b];
+    bool operator()(const Key& x, const Key& y) const {
       if (x.stream != y.stream) return x.stream < y.stream;
       if (x.size != y.size) return x.size < y.size;
       if (x.ptr != y.ptr) return x.ptr < y.ptr;
-      return a < b;
+      return x.id < y.id;
     }
   };
   struct ByAddress {
-    const std::vector<Block>* blocks;
-    bool operator()(uint32_t a, uint32_t b) const {
-      const Block& x = (*blocks)[a];
-      const Block& y = (*blocks)[b];
+    bool operator()(const Key& x, const Key& y) const {
       if (x.stream != y.stream) return x.stream < y.stream;
       if (x.ptr != y.ptr) return x.ptr < y.ptr;
-      return a < b;
+      return x.id < y.id;
     }
   };
   struct Pool {
-    explicit Pool(const std::vector<Block>* b, bool isSmall)
-        : blocks(BySize{b}), unmapped(ByAddress{b}), small(isSmall) {}
-    std::set<uint32_t, BySize> blocks;      // Free, mapped blocks.
-    std::set<uint32_t, ByAddress> unmapped; // Unmapped ranges of expandable segments.
+    Pool(bool isSmall, NodePool* nodes)
+        : blocks(BySize{}, PoolAllocator<Key>(nodes)), unmapped(ByAddress{}, PoolAllocator<Key>(nodes)), small(isSmall) {}
+    std::set<Key, BySize, PoolAllocator<Key>> blocks;       // Free, mapped blocks.
+    std::set<Key, ByAddress, PoolAllocator<Key>> unmapped;  // Unmapped ranges of expandable segments.
     bool small;
     int64_t getFreeBlocksCallCount = 0;
   };
@@ -153,7 +155,8 @@ class DeviceSimulator {
   void deleteBlock(uint32_t b);
   Pool& poolOf(const Block& b) { return b.small ? small_ : large_; }
   void insertIntoBlocks(uint32_t b);
-  uint32_t searchKey(uint64_t stream, uint64_t size, uint64_t ptr);
+  static Key searchKey(uint64_t stream, uint64_t size, uint64_t ptr) { return Key{stream, size, ptr, 0}; }
+  Key keyOf(uint32_t b) const { return Key{blocks_[b].stream, blocks_[b].size, blocks_[b].ptr, b}; }
   bool gcEnabled() const { return capacity_ != 0 && settings_.gcThreshold > 0.0; }
   bool getFreeBlock(Params& p);
   bool allocBlock(Params& p, bool isRetry);
@@ -178,6 +181,7 @@ class DeviceSimulator {
   uint64_t deviceTotal_;
   std::vector<Block> blocks_;
   std::vector<uint32_t> freeIds_;
+  NodePool nodes_;  // Declared before the pools, which allocate from it.
   Pool small_;
   Pool large_;
   std::vector<ExpandableSegment> segments_;

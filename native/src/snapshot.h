@@ -93,7 +93,8 @@ struct Snapshot {
   AllocatorSettingsRecord settings;
 };
 
-// Decodes a whole snapshot pickle. Throws DecodeError. Runs on a worker thread.
-Snapshot decodeSnapshot(InputWindow& input);
+// Decodes a whole snapshot pickle. Throws DecodeError. Runs on a worker thread. `sizeHint` is
+// the pickle's size in bytes if known (0 if not); it only sizes buffers up front.
+Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint = 0);
 
 }  // namespace headroom
