@@ -86,15 +86,24 @@ def collective(name, fn, *args, **kwargs):
     seq = _collectives_entered
     emit("enter", op=name, seq=seq, site=_caller_site())
     out = fn(*args, **kwargs)
+    _wait_for_device()
     _collectives_left += 1
     emit("leave", op=name, seq=seq)
     return out
+
+
+def _wait_for_device():
+    """NCCL returns from a collective once it is queued; a rank has left it only when the device has."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch_device().type == "cuda":
+        torch.cuda.synchronize()
 
 
 def point_to_point(name, fn, *args, **kwargs):
     """Like collective() for send/recv, which are not counted in the collective sequence."""
     emit("p2p", op=name, site=_caller_site())
     out = fn(*args, **kwargs)
+    _wait_for_device()
     emit("p2p-done", op=name)
     return out
 
@@ -224,7 +233,14 @@ def alloc(nbytes, dtype=None):
     injector.check(nbytes)
     dtype = dtype or torch.uint8
     itemsize = torch.tensor([], dtype=dtype).element_size()
-    return torch.empty(max(1, nbytes // itemsize), dtype=dtype, device=torch_device())
+    try:
+        return torch.empty(max(1, nbytes // itemsize), dtype=dtype, device=torch_device())
+    except RuntimeError as exc:
+        # With PyTorch's cache off (PYTORCH_NO_CUDA_MEMORY_CACHING=1) a failed cudaMalloc surfaces as
+        # a generic "CUDA error: out of memory", not OutOfMemoryError: give probes one type to catch.
+        if isinstance(exc, torch.cuda.OutOfMemoryError) or not is_oom(exc):
+            raise
+        raise torch.cuda.OutOfMemoryError(str(exc)) from exc
 
 
 def risky_alloc(nbytes, sticky):
