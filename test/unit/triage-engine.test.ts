@@ -229,3 +229,27 @@ describe('triage quick fix', () => {
     expect(triageCodeActions([{ ...diagnostic, source: 'other' }], () => '')).toEqual([]);
   });
 });
+
+describe('triage distributed reports', () => {
+  it('names the lagging ranks of a desync report', () => {
+    const lines = [
+      '[E ProcessGroupNCCL.cpp:737] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600011 milliseconds before timing out.',
+      '[E ProcessGroupNCCL.cpp:1537] [Rank 0] To our best knowledge, ranks [3, 5] are the lagging ranks that caused this timeout. They never joined any collectives',
+    ];
+    const [hang, ...rest] = triageText(lines.join('\n'), 'x').verdicts;
+    expect(rest).toEqual([]);
+    expect(hang).toMatchObject({ kind: 'hang', rank: 0 });
+    expect(hang!.evidence.map((e) => e.line)).toEqual([1, 2]);
+  });
+
+  it('spells the allocator variable the way the ROCm build printed it', () => {
+    const hip = (variable: string): string =>
+      `torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 191.69 GiB of which 1.02 GiB is free. Of the allocated memory 150.00 GiB is allocated by PyTorch, and 30.00 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting ${variable}=expandable_segments:True to avoid fragmentation.`;
+    for (const variable of ['PYTORCH_HIP_ALLOC_CONF', 'PYTORCH_CUDA_ALLOC_CONF']) {
+      const v = triageText(hip(variable), 'x').verdicts[0]!;
+      expect(v).toMatchObject({ kind: 'fragmentation', platform: 'rocm', device: 1 });
+      expect(v.fixes[0]!.snippet).toBe(`export ${variable}=expandable_segments:True`);
+      expect(v.fixes[0]!.rationale).toContain('ROCm');
+    }
+  });
+});
