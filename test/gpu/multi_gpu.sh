@@ -19,8 +19,9 @@ summary="$OUT/summary.txt"
 repro() {
   local name="$1"; shift
   local t0=$SECONDS
-  timeout 400 node dist/cli.js repro run "$@" --target local --ranks 2 --json --store "$OUT/store" > "$OUT/$name.json" 2> "$OUT/$name.err"
-  echo "== $name: rc=$? wall=$((SECONDS - t0))s: headroom repro run $* --target local --ranks 2" >> "$summary"
+  # Headroom's options go before the probe's own arguments (which follow `--`).
+  timeout 400 node dist/cli.js repro run --target local --ranks 2 --json --store "$OUT/store" "$@" > "$OUT/$name.json" 2> "$OUT/$name.err"
+  echo "== $name: rc=$? wall=$((SECONDS - t0))s: headroom repro run --target local --ranks 2 $*" >> "$summary"
   python3 - "$OUT/$name.json" >> "$summary" <<'PY'
 import json, sys
 try:
@@ -34,13 +35,23 @@ for c in run["cells"]:
         print("     - " + e[:400])
     for r, s in sorted(c.get("stacks", {}).items()):
         print("     stack rank %s: %s" % (r, " | ".join(s.strip().splitlines()[-6:])[:700]))
+    for r, path in sorted(c.get("logs", {}).items()):
+        try:
+            tail = open(path, errors="replace").read().strip().splitlines()[-8:]
+        except OSError:
+            continue
+        print("     log rank %s: %s" % (r, " | ".join(tail)[:900]))
     if c.get("backtrace"):
         print("     backtrace: " + c["backtrace"][:900].replace("\n", "\n       "))
 PY
 }
 
-repro chc cache-held-collective --variant keep-cache --variant empty-cache
-repro rda rank-divergent-allocation
+if [[ -z "${ONLY:-}" ]]; then
+  repro chc cache-held-collective --variant keep-cache --variant empty-cache
+  repro rda rank-divergent-allocation
+else
+  repro rda-sync rank-divergent-allocation --variant synchronized
+fi
 repro fault script --variant as-is --env HEADROOM_FAULT_RANKS=1 --env HEADROOM_FAULT_BUDGET_BYTES=1073741824 -- test/gpu/one_rank_fault.py
 TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 TORCH_NCCL_DESYNC_DEBUG=1 \
   repro watchdog script --variant as-is --hang-window 150 -- test/gpu/desync_watchdog.py
