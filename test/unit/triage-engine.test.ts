@@ -202,6 +202,18 @@ describe('triage input handling', () => {
     await expect(triageFile('/nonexistent/headroom.log')).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
+  it('reports the same from a multi-MiB file (recycled read buffers) as from memory', async () => {
+    const filler = (n: number): string => Array.from({ length: n }, (_, i) => `[rank${i % 4}]: step ${i} loss 2.${i % 97} tokens/s 48213\n`).join('');
+    const failure = (rank: number): string =>
+      [...TRACEBACK.map((l) => `[rank${rank}]: ${l}`), `[rank${rank}]: ${OOM_22.replace('GPU 3', `GPU ${rank}`)}`].join('\n') + '\n';
+    // Failures land before, across and after the 1 MiB read boundaries.
+    const text = filler(20_000) + failure(1) + filler(8_300) + failure(2) + filler(60_000) + failure(3) + filler(5);
+    expect(text.length).toBeGreaterThan(3 * 1024 * 1024);
+    const fromFile = await triageFile(tempFile('big.log', text), 'x');
+    expect(fromFile).toEqual(triageText(text, 'x'));
+    expect(fromFile.verdicts.map((v) => [v.device, v.rank, v.userFrames[0]?.line])).toEqual([[1, 1, 61], [2, 2, 61], [3, 3, 61]]);
+  });
+
   it('handles a 12 MB line without a break', async () => {
     const report = await triageStream(chunksOf('x'.repeat(12 * 1024 * 1024) + OOM_22, 1024 * 1024), 'x');
     expect(report.verdicts[0]!.requestedBytes).toBe(2 * GiB);

@@ -189,6 +189,8 @@ export class TriageEngine {
   /** Small chunks waiting to be scanned together. */
   private staged: Buffer[] = [];
   private stagedBytes = 0;
+  /** Bytes received so far (scanned or staged). */
+  private received = 0;
   /** Offsets of anchor hits whose look-ahead has not fully arrived, in order. */
   private pending: number[] = [];
   /** Start of the last line evaluated, so a line with several hits is evaluated once. */
@@ -204,6 +206,7 @@ export class TriageEngine {
 
   /** Feeds the next chunk of the log as UTF-8 bytes (any size, any split point, even inside a character). */
   push(bytes: Uint8Array): void {
+    this.received += bytes.length;
     let rest = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     while (rest.length > 0) {
       const take = Math.min(rest.length, PIECE_CHARS - this.stagedBytes);
@@ -213,6 +216,16 @@ export class TriageEngine {
       if (this.stagedBytes === PIECE_CHARS) this.flushStaged();
     }
     this.evaluateReady(false);
+  }
+
+  /** Offset (in pushed bytes) before which the engine keeps no reference to the input. */
+  get releasedBefore(): number {
+    return Math.min(this.text.retainedStart, this.received - this.stagedBytes);
+  }
+
+  /** Bytes pushed so far. */
+  get inputLength(): number {
+    return this.received;
   }
 
   /** Feeds text (for logs already in memory). */

@@ -42,7 +42,7 @@ export async function triageFile(path: string, source = path): Promise<TriageRep
     throw withCode(err, path);
   }
   try {
-    return await triageStream(readChunks(handle), source);
+    return await triageHandle(handle, source);
   } catch (err) {
     if (err instanceof TriageInputError) throw err;
     throw withCode(err, path);
@@ -51,14 +51,28 @@ export async function triageFile(path: string, source = path): Promise<TriageRep
   }
 }
 
-/** Reads a file in fresh buffers (the engine keeps recent ones as history, so they are not reused). */
-async function* readChunks(handle: FileHandle): AsyncGenerator<Uint8Array> {
+/**
+ * Reads the file into a few recycled buffers: a buffer is reused once the engine no longer holds
+ * any of its bytes (it keeps recent input as history), so a long log allocates almost nothing.
+ */
+async function triageHandle(handle: FileHandle, source: string): Promise<TriageReport> {
+  const engine = new TriageEngine();
+  const decoder = new LogDecoder();
+  const spare: Buffer[] = [];
+  const held: Array<{ buffer: Buffer; end: number }> = [];
   for (;;) {
-    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    while (held.length > 0 && held[0]!.end <= engine.releasedBefore) spare.push(held.shift()!.buffer);
+    const buffer = spare.pop() ?? Buffer.allocUnsafe(READ_CHUNK_BYTES);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-    if (bytesRead === 0) return;
-    yield buffer.subarray(0, bytesRead);
+    if (bytesRead === 0) break;
+    const bytes = decoder.decode(buffer.subarray(0, bytesRead));
+    engine.push(bytes);
+    // UTF-16 input is transcoded into new buffers; only pass-through bytes point into `buffer`.
+    if (bytes.buffer === buffer.buffer) held.push({ buffer, end: engine.inputLength });
+    else spare.push(buffer);
   }
+  engine.push(decoder.end());
+  return { source, verdicts: engine.finish().verdicts() };
 }
 
 function withCode(err: unknown, path: string): Error {
