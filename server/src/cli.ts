@@ -30,7 +30,7 @@ const commands: Record<string, CommandEntry> = {
     run: runs.reproCommand,
   },
   remote: {
-    usage: 'headroom remote hosts [--ssh-config FILE] | test ssh:HOST|slurm:PARTITION [--python PY] | attach RUN-ID | cancel RUN-ID | job RUN-ID [--json]',
+    usage: 'headroom remote targets | hosts [--ssh-config FILE] | test ssh:HOST|slurm:PARTITION [--python PY] | attach RUN-ID | cancel RUN-ID | job RUN-ID [--json]',
     run: remote.remoteCommand,
   },
 };

@@ -176,14 +176,6 @@ export interface MemorySample {
   deviceFreeBytes?: number;
 }
 
-/** One frame of a native backtrace written by the preload shim at a crash. */
-export interface NativeFrame {
-  /** The shared object, e.g. `/usr/lib/x86_64-linux-gnu/libc.so.6`. */
-  object: string;
-  symbol?: string;
-  offset?: string;
-}
-
 export interface CellResult {
   variant: string;
   /** 1-based. */
@@ -196,6 +188,11 @@ export interface CellResult {
   stacks: Record<string, string>;
   /** The native backtrace written at an abort or fatal signal (crashing thread, name, tid), if any. */
   backtrace: string | null;
+  /**
+   * Per rank: the Python frames of `stacks` (the main thread's at a hang, the traceback's otherwise),
+   * innermost first, with `workspaceUri` where the file is in the workspace (for clickable frames).
+   */
+  frames?: Record<string, SourceFrame[]>;
   /** The rank whose control flow left the others' at a hang, when the watchdog could tell. */
   divergingRank?: number;
   /** Numbers the probe reported, e.g. `collectivesCompleted`, `allocationFailures`, `largestBatch`. */
@@ -356,9 +353,12 @@ export namespace TestConnectionRequest {
   export const type = new RequestType<TestConnectionParams, ConnectionReport, void>(method);
 }
 
-/** Sent from the client for the ssh targets to offer: `ssh:HOST` for each concrete host in ~/.ssh/config. */
-export namespace ListSshHostsRequest {
-  export const method: 'headroom/listSshHosts' = 'headroom/listSshHosts';
+/**
+ * Sent from the client for the targets to offer when starting a run: `local`, the targets of the
+ * targets file, and `ssh:HOST` for each concrete host in ~/.ssh/config.
+ */
+export namespace ListTargetsRequest {
+  export const method: 'headroom/listTargets' = 'headroom/listTargets';
   export const type = new RequestType<void, string[], void>(method);
 }
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeTargetOptions } from '../../server/src/runs/remote/config';
-import { launch, makeDirectory, readRunFile, tail } from '../../server/src/runs/remote/detached';
+import { launch, makeDirectory, tail } from '../../server/src/runs/remote/detached';
 import { assignments, command, quote } from '../../server/src/runs/remote/quote';
 import { LocalShell, run, type Shell } from '../../server/src/runs/remote/shell';
 import { checkSlurmSettings, srunArgv } from '../../server/src/runs/remote/slurm';
@@ -151,7 +151,7 @@ describe.skipIf(skip !== undefined)('hostile settings on the real ssh and Slurm 
       env: { HR_X: PIECES[0]! },
     });
     await tail(ssh, dir, 'job', { 'job.out': 0 }, () => undefined).done;
-    const out = (await readRunFile(ssh, dir, 'job.out'))!.toString('utf8');
+    const out = await run(ssh, `cat -- ${quote(`${dir}/job.out`)}`);
     expect(JSON.parse(out)).toEqual([words, PIECES[0]]);
     expect(existsSync(canary)).toBe(false);
   });

@@ -1,7 +1,8 @@
 /**
  * `headroom remote`: the remote targets from the command line.
  *
- *   headroom remote hosts [--ssh-config FILE] [--json]        hosts from the ssh config
+ *   headroom remote targets [--json]                          targets to offer (local, the targets file, ~/.ssh/config)
+ *   headroom remote hosts [--ssh-config FILE] [--json]        hosts from an ssh config
  *   headroom remote test TARGET [--python PY] [--json]        "test connection" (ssh:HOST, slurm:PARTITION)
  *   headroom remote attach RUN-ID [--store DIR] [--json]      follow an interrupted run to its end
  *   headroom remote cancel RUN-ID [--store DIR] [--json]      kill a detached run on its host
@@ -19,6 +20,7 @@ import { defaultStoreRoot, RunStore } from '../store';
 import { resolveTarget } from '../targets/index';
 import { SlurmTarget } from '../targets/slurm';
 import type { AttachableTarget } from '../targets/ssh';
+import { offeredTargets } from './config';
 import { listSshHosts } from './hosts';
 import { cancelDetachedRun, reattachRun } from './reattach';
 
@@ -56,6 +58,12 @@ export async function remoteCommand(args: string[]): Promise<number> {
     return positionals[0]!;
   };
   switch (sub) {
+    case 'targets': {
+      const targets = offeredTargets();
+      if (values.json) json(targets);
+      else process.stdout.write(targets.map((t) => `${t}\n`).join(''));
+      return 0;
+    }
     case 'hosts': {
       const hosts = listSshHosts(values['ssh-config']);
       if (values.json) json(hosts);
@@ -113,7 +121,7 @@ export async function remoteCommand(args: string[]): Promise<number> {
       return 0;
     }
     default:
-      process.stderr.write('headroom remote: expected hosts, test, attach, cancel or job.\n');
+      process.stderr.write('headroom remote: expected targets, hosts, test, attach, cancel or job.\n');
       return 2;
   }
 }

@@ -9,6 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import * as path from 'node:path';
+import { listSshHosts } from './hosts';
 
 export interface RemoteTargetOptions {
   /** The interpreter on the host (default: the run's `python`, i.e. the `headroom.python` setting). */
@@ -67,17 +68,28 @@ export function targetsFile(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(config, 'headroom', 'targets.json');
 }
 
+/** Every entry of the targets file, raw; an absent or unreadable file gives none. */
+function readTargetsFile(env: NodeJS.ProcessEnv): Record<string, unknown> {
+  const file = targetsFile(env);
+  if (!existsSync(file)) return {};
+  try {
+    const all: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    return typeof all === 'object' && all !== null && !Array.isArray(all) ? (all as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The options of target `id` from the targets file (defaults when the file or the entry is absent or unreadable). */
 export function targetOptionsFor(id: string, env: NodeJS.ProcessEnv = process.env): RemoteTargetOptions {
-  const file = targetsFile(env);
-  let all: unknown = {};
-  if (existsSync(file)) {
-    try {
-      all = JSON.parse(readFileSync(file, 'utf8'));
-    } catch {
-      all = {};
-    }
-  }
-  const entry = typeof all === 'object' && all !== null ? (all as Record<string, unknown>)[id] : undefined;
-  return normalizeTargetOptions(entry);
+  return normalizeTargetOptions(readTargetsFile(env)[id]);
+}
+
+/**
+ * The targets to offer in a picker: `local`, the remote targets of the targets file, then
+ * `ssh:HOST` for each concrete host of ~/.ssh/config, without duplicates.
+ */
+export function offeredTargets(env: NodeJS.ProcessEnv = process.env): string[] {
+  const configured = Object.keys(readTargetsFile(env)).filter((id) => /^(ssh|slurm):./.test(id));
+  return [...new Set(['local', ...configured, ...listSshHosts().map((host) => `ssh:${host}`)])];
 }

@@ -251,15 +251,6 @@ export async function kill(shell: Shell, dir: string, name: string, graceMs = 30
   return Number.parseInt(out.trim(), 10) || 0;
 }
 
-/** Reads one file of the run directory; null when it does not exist. */
-export async function readRunFile(shell: Shell, dir: string, file: string): Promise<Buffer | null> {
-  const f = quote(file);
-  const result = await shell.exec(`cd -- ${quote(dir)} || exit 3\n[ -f ${f} ] || exit 4\ncat -- ${f}`);
-  if (result.code === 4) return null;
-  if (result.code !== 0) throw new RemoteError('HR_REMOTE_COMMAND', `${shell.label}: cannot read ${dir}/${file}: ${result.stderr.trim()}`);
-  return result.stdout;
-}
-
 /** Copies the host directory `remoteDir` into the local directory `localDir` (one tar stream). */
 export async function download(shell: Shell, remoteDir: string, localDir: string): Promise<void> {
   const result = await shell.exec(`tar -cf - -C ${quote(remoteDir)} .`, { timeoutMs: 300_000 });

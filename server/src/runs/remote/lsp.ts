@@ -1,12 +1,12 @@
 /**
- * The remote targets over LSP: "Test connection", the ssh hosts to offer, re-attach and cancel of
+ * The remote targets over LSP: "Test connection", the targets to offer, re-attach and cancel of
  * interrupted remote runs, and a Slurm run's job state and queue position. Runs themselves start
  * through `headroom/startRun` with `target: "ssh:HOST"` or `"slurm:PARTITION"` (runs/lsp.ts).
  */
 import type { ServerContext } from '../../context';
 import {
   CancelRemoteRunRequest,
-  ListSshHostsRequest,
+  ListTargetsRequest,
   ReattachRunRequest,
   SlurmJobRequest,
   TestConnectionRequest,
@@ -17,13 +17,13 @@ import { defaultStoreRoot, RunStore } from '../store';
 import { resolveTarget } from '../targets/index';
 import { SlurmTarget } from '../targets/slurm';
 import type { AttachableTarget } from '../targets/ssh';
-import { listSshHosts } from './hosts';
+import { offeredTargets } from './config';
 import { cancelDetachedRun, reattachRun } from './reattach';
 
 export function register(ctx: ServerContext): void {
   const store = new RunStore(defaultStoreRoot());
 
-  ctx.connection.onRequest(ListSshHostsRequest.type, () => listSshHosts().map((host) => `ssh:${host}`));
+  ctx.connection.onRequest(ListTargetsRequest.type, () => offeredTargets());
 
   ctx.connection.onRequest(TestConnectionRequest.type, async ({ target }) => {
     if (!target.startsWith('ssh:') && !target.startsWith('slurm:')) {
