@@ -265,3 +265,11 @@ describe('triage distributed reports', () => {
     }
   });
 });
+
+describe('non-ASCII anchors', () => {
+  it('find a localized shell "Killed" through the ASCII view', () => {
+    for (const killed of ['已杀死', 'Getötet']) {
+      expect(triageText(`step 10 loss 1.0\n${killed}\n`, 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', evidence: [{ line: 2, text: killed }] });
+    }
+  });
+});
