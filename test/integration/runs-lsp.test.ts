@@ -66,6 +66,8 @@ describe.skipIf(python === undefined)('runs over LSP', () => {
     const run = await server.request<RunRecord>('headroom/getRun', { runId });
     expect(run).toMatchObject({ status: 'finished', probe: 'script', target: 'local' });
     expect(run.cells[0]?.outcome).toBe('catchable-oom');
+    const trainUri = pathToFileURL(join(workspace, 'train.py')).href;
+    expect(run.cells[0]?.frames?.['0']?.[0]).toEqual({ file: join(workspace, 'train.py'), line: 4, function: 'step', workspaceUri: trainUri });
     const listed = await server.request<Array<{ runId: string; cellCount: number }>>('headroom/listRuns');
     expect(listed.find((r) => r.runId === runId)?.cellCount).toBe(1);
 

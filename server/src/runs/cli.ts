@@ -131,6 +131,7 @@ async function runCommand(args: string[]): Promise<number> {
       env: parseEnv(values.env),
       args: probeArgs,
       cwd: process.cwd(),
+      workspaceFolders: [process.cwd()],
     },
     listener,
   );

@@ -15,33 +15,12 @@ import {
   RunProgressNotification,
   StartRunRequest,
   type CellResult,
-  type SourceFrame,
 } from '../protocol';
-import { mapFramesToWorkspace } from '../triage/workspaceFrames';
 import { listProbes, publicInfo } from './catalog';
 import { RunManager, type RunListener } from './runner';
 import { defaultStoreRoot, RunStore } from './store';
 
 const DIAGNOSTIC_SOURCE = 'runs';
-/** `  File "/path/x.py", line 42 in fn` (faulthandler) or `  File "/path/x.py", line 42, in fn` (traceback). */
-const STACK_FRAME = /^\s*File "([^"]+)", line (\d+),? in (\S+)/;
-
-/** The innermost frame of each rank's main stack (faulthandler's "Current thread", or a traceback's last). */
-function innermostFrames(cell: CellResult): Array<{ rank: string; frame: SourceFrame }> {
-  const found: Array<{ rank: string; frame: SourceFrame }> = [];
-  for (const [rank, stack] of Object.entries(cell.stacks)) {
-    const lines = stack.split('\n');
-    const current = lines.findIndex((l) => l.startsWith('Current thread'));
-    const frames = (current >= 0 ? lines.slice(current + 1) : lines)
-      .map((l) => STACK_FRAME.exec(l))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .map((m) => ({ file: m[1]!, line: Number(m[2]), function: m[3]! }));
-    // faulthandler lists innermost first; a traceback lists it last.
-    const ordered = current >= 0 ? frames : frames.reverse();
-    found.push(...ordered.map((frame) => ({ rank, frame })));
-  }
-  return found;
-}
 
 export function register(ctx: ServerContext): void {
   const manager = new RunManager(new RunStore(defaultStoreRoot()));
@@ -61,8 +40,12 @@ export function register(ctx: ServerContext): void {
   ctx.connection.onRequest(CancelRunRequest.type, (params) => manager.cancel(params.runId));
   ctx.connection.onRequest(StartRunRequest.type, async (params) => {
     const settings = await ctx.settingsFor(ctx.workspaceFolders()[0] ?? '');
-    const cwd = ctx.workspaceFolders()[0];
-    const handle = await manager.start({ ...params, python: settings.python, ...(cwd !== undefined && { cwd }) }, listener);
+    const folders = ctx.workspaceFolders();
+    const cwd = folders[0];
+    const handle = await manager.start(
+      { ...params, python: settings.python, workspaceFolders: folders, ...(cwd !== undefined && { cwd }) },
+      listener,
+    );
     // The server stays busy (not quiescent) until the run ends; its errors surface in the status.
     void ctx.track(`run ${handle.runId}`, () => handle.done).catch(() => undefined);
     return { runId: handle.runId };
@@ -73,12 +56,9 @@ export function register(ctx: ServerContext): void {
 function publishCellDiagnostics(ctx: ServerContext, cell: CellResult): void {
   if (cell.outcome === 'completed') return;
   const byUri = new Map<string, Diagnostic[]>();
-  const seenRanks = new Set<string>();
-  for (const { rank, frame } of innermostFrames(cell)) {
-    if (seenRanks.has(rank)) continue;
-    const [mapped] = mapFramesToWorkspace([frame], ctx.workspaceFolders());
+  for (const [rank, frames] of Object.entries(cell.frames ?? {})) {
+    const mapped = frames.find((f) => f.workspaceUri !== undefined);
     if (!mapped?.workspaceUri) continue;
-    seenRanks.add(rank);
     const line = Math.max(0, mapped.line - 1);
     const diverged = cell.divergingRank !== undefined && String(cell.divergingRank) === rank;
     const list = byUri.get(mapped.workspaceUri) ?? [];

@@ -6,10 +6,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import type { CellResult, RunOutputParams, RunRecord, RunState, StartRunParams } from '../protocol';
+import type { CellResult, RunOutputParams, RunRecord, RunState, SourceFrame, StartRunParams } from '../protocol';
 import { triageText } from '../triage/index';
+import { mapFramesToWorkspace } from '../triage/workspaceFrames';
 import { bundleFor, findProbe } from './catalog';
 import { RunError } from './errors';
+import { stackFrames } from './frames';
 import type { RunStore } from './store';
 import { resolveTarget } from './targets/index';
 import type { RunPlan, SupervisorEvent, Target, TargetSession } from './targets/target';
@@ -34,6 +36,8 @@ export interface RunRequest extends StartRunParams {
   cellTimeoutSeconds?: number;
   /** Working directory of the ranks (the workspace folder, where the `script` probe finds the entry point). */
   cwd?: string;
+  /** Folders whose files the cells' Python frames are mapped to (`workspaceUri`). */
+  workspaceFolders?: readonly string[];
 }
 
 export interface RunHandle {
@@ -154,7 +158,11 @@ export class RunManager {
           listener.output({ runId, variant: event.variant, repeat: event.repeat, rank: event.rank, text: event.text });
           break;
         case 'cell': {
-          const cell = { ...event.cell, evidence: [...event.cell.evidence, ...triageEvidence(event.cell)] };
+          const frames: Record<string, SourceFrame[]> = {};
+          for (const [rank, stack] of Object.entries(event.cell.stacks)) {
+            frames[rank] = mapFramesToWorkspace(stackFrames(stack), request.workspaceFolders ?? []);
+          }
+          const cell = { ...event.cell, frames, evidence: [...event.cell.evidence, ...triageEvidence(event.cell)] };
           record.cells.push(cell);
           this.store.save(record);
           listener.progress(runId, { tag: 'cell-finished', cell, cellsDone: record.cells.length, cellsPlanned });

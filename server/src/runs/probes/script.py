@@ -89,7 +89,7 @@ def main():
     h.progress("running %s" % entry)
     code = 0
     try:
-        runpy.run_path(entry, run_name="__main__")
+        runpy.run_path(os.path.abspath(entry), run_name="__main__")
     except SystemExit as exc:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     except BaseException as exc:  # noqa: BLE001 -- the script's failure is the finding
