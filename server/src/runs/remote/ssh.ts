@@ -44,8 +44,12 @@ export function checkHost(host: string): string {
   return host;
 }
 
+/** `$TMPDIR/headroom-ssh-<uid>`, or under /tmp when TMPDIR holds a double quote or is too long for a socket path. */
 function defaultControlDir(): string {
-  return join(tmpdir(), `headroom-ssh-${userInfo().uid}`);
+  const base = tmpdir();
+  // A unix socket path may hold 107 bytes; %C adds 41.
+  const usable = !base.includes('"') && Buffer.byteLength(base) < 50;
+  return join(usable ? base : '/tmp', `headroom-ssh-${userInfo().uid}`);
 }
 
 export class SshTransport implements Shell {
@@ -57,6 +61,7 @@ export class SshTransport implements Shell {
     checkHost(options.host);
     this.label = `ssh:${options.host}`;
     this.ssh = options.sshBinary ?? 'ssh';
+    if (options.controlDir?.includes('"')) throw new RemoteError('HR_SSH_HOST', 'the ssh control directory may not contain a double quote');
     this.options = {
       host: options.host,
       configFile: options.configFile,
@@ -73,7 +78,8 @@ export class SshTransport implements Shell {
     return [
       ...(o.configFile !== undefined ? ['-F', o.configFile] : []),
       '-o', 'ControlMaster=auto',
-      '-o', `ControlPath=${join(o.controlDir, '%C')}`,
+      // Double quotes keep a directory with spaces one value; `%` would start an ssh token.
+      '-o', `ControlPath="${o.controlDir.replace(/%/g, '%%')}/%C"`,
       '-o', `ControlPersist=${o.controlPersistSeconds}`,
       // Never prompt: a password or host-key question would hang a background server.
       '-o', 'BatchMode=yes',
