@@ -207,10 +207,13 @@ export class TriageEngine {
   /** Start of the last line evaluated, so a line with several hits is evaluated once. */
   private lastLineStart = -1;
   private readonly pattern: RegExp;
+  /** Every signature needle in one regex over the ASCII view: the second, exact stage of the prefilter. */
+  private readonly needles: RegExp;
   private readonly sink = new FindingSink();
 
   constructor(private readonly signatures: readonly Signature[] = ALL_SIGNATURES) {
     this.pattern = anchorPattern();
+    this.needles = new RegExp([...new Set(signatures.flatMap((s) => s.needles))].map(maskedLiteral).join('|'));
   }
 
   /** Feeds the next chunk of the log as UTF-8 bytes (any size, any split point, even inside a character). */
@@ -314,6 +317,10 @@ export class TriageEngine {
     if (stop < 0) stop = this.text.end;
     // In an overlong line (minified JSON, a progress bar without breaks) keep the part around the hit.
     const start = stop - lineStart > MAX_LINE_CHARS ? Math.max(lineStart, hit - MAX_LINE_CHARS / 2) : lineStart;
+    // Anchors are short; most lines they hit hold no needle ("memory" in a progress report), and are
+    // dropped here without decoding. Colour codes could split a needle, so such lines go through.
+    const ascii = this.text.ascii(start, Math.min(stop, start + MAX_LINE_CHARS));
+    if (!this.needles.test(ascii) && !ascii.includes('\x1b')) return;
     const raw = cleanLine(this.text.decode(start, Math.min(stop, start + MAX_LINE_CHARS)));
     const { rank, content } = splitRank(raw);
     const view = new PieceLineView(this.text, lineStart, stop, this.text.lineAt(lineStart), raw, content, rank);
