@@ -8,6 +8,7 @@ import { Ctx, type CommandFactory, type CtxInit } from './ctx';
 import { ResultsPanel } from './panels/resultsPanel';
 import { cancelRun, openRun, startRun } from './runs/commands';
 import { RunsTreeProvider } from './runs/runsView';
+import { reattachRun, testConnection } from './runs/targets';
 
 let ctx: Ctx | undefined;
 const runsTree = new RunsTreeProvider();
@@ -51,6 +52,16 @@ function createCommands(): Record<string, CommandFactory> {
     openRun: { enabled: (c) => (runId?: unknown) => reportErrors(c, () => openRun(c, runId)) },
     cancelRun: { enabled: (c) => (item?: unknown) => reportErrors(c, () => cancelRun(c, item)) },
     refreshRuns: { enabled: () => () => runsTree.refresh() },
+    testConnection: { enabled: (c) => (target?: unknown) => reportErrors(c, () => testConnection(c, target)) },
+    reattachRun: {
+      enabled: (c) => (item?: unknown) =>
+        reportErrors(c, () =>
+          reattachRun(c, item, async (runId) => {
+            runsTree.refresh();
+            await openRun(c, runId);
+          }),
+        ),
+    },
     restartServer: {
       enabled: (c) => () => c.restart(),
       disabled: (c) => () => c.restart(),

@@ -359,7 +359,7 @@ export namespace TestConnectionRequest {
  */
 export namespace ListTargetsRequest {
   export const method: 'headroom/listTargets' = 'headroom/listTargets';
-  export const type = new RequestType<void, string[], void>(method);
+  export const type = new RequestType0<string[], void>(method);
 }
 
 /**

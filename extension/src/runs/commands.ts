@@ -9,6 +9,7 @@ import {
 } from '../../../server/src/protocol';
 import type { CtxInit } from '../ctx';
 import { ResultsPanel } from '../panels/resultsPanel';
+import { pickTarget } from './targets';
 
 /** Asks for a probe, its variants and repeats, starts the run, and follows it with a cancellable progress. */
 export async function startRun(c: CtxInit, onChange: () => void): Promise<void> {
@@ -34,9 +35,11 @@ export async function startRun(c: CtxInit, onChange: () => void): Promise<void> 
     validateInput: (v) => (/^[1-9]\d{0,2}$/.test(v.trim()) ? undefined : 'A whole number from 1 to 999'),
   });
   if (!repeatsText) return;
+  const target = await pickTarget(c);
+  if (!target) return;
   const { runId } = await c.client.sendRequest(StartRunRequest.type, {
     probe: probe.label,
-    target: 'local',
+    target,
     variants: variants.map((v) => v.label),
     repeats: Number(repeatsText.trim()),
   });
