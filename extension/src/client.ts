@@ -15,10 +15,15 @@ const SERVER_INSPECT_PORT = 6019;
 const MAX_RESTARTS = 4;
 const RESTART_WINDOW_MS = 3 * 60_000;
 
-export function createClient(serverModule: string, outputChannel: vscode.LogOutputChannel): LanguageClient {
+/**
+ * @param runsDir where the server stores runs: the workspace's storage, so runs stay with their
+ *   workspace and survive restarts of the server and of the editor.
+ */
+export function createClient(serverModule: string, outputChannel: vscode.LogOutputChannel, runsDir: string): LanguageClient {
+  const env = { ...process.env, HEADROOM_RUNS_DIR: runsDir };
   const serverOptions: ServerOptions = {
-    run: { module: serverModule, transport: TransportKind.ipc },
-    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', `--inspect=${SERVER_INSPECT_PORT}`] } },
+    run: { module: serverModule, transport: TransportKind.ipc, options: { env } },
+    debug: { module: serverModule, transport: TransportKind.ipc, options: { env, execArgv: ['--nolazy', `--inspect=${SERVER_INSPECT_PORT}`] } },
   };
   const restarts: number[] = [];
   const clientOptions: LanguageClientOptions = {

@@ -60,7 +60,8 @@ export class Ctx {
       this.setStatus({ health: 'warning', quiescent: true, message: 'Headroom is off in untrusted workspaces.' });
       return;
     }
-    const client = createClient(serverModulePath(this.extCtx.extensionPath), this.log);
+    const storage = this.extCtx.storageUri ?? this.extCtx.globalStorageUri;
+    const client = createClient(serverModulePath(this.extCtx.extensionPath), this.log, vscode.Uri.joinPath(storage, 'runs').fsPath);
     this._client = client;
     this.pushClientCleanup(client.onNotification(ServerStatusNotification.type, (status) => this.setStatus(status)));
     this.pushClientCleanup(

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import { SnapshotSummaryRequest, TriageRequest, type TriageParams } from '../../server/src/protocol';
 import { Ctx, type CommandFactory, type CtxInit } from './ctx';
 import { ResultsPanel } from './panels/resultsPanel';
-import { cancelRun, openRun, startRun } from './runs/commands';
+import { cancelRemoteRun, cancelRun, openRun, startRun } from './runs/commands';
 import { RunsTreeProvider } from './runs/runsView';
 import { reattachRun, testConnection } from './runs/targets';
 
@@ -62,6 +62,7 @@ function createCommands(): Record<string, CommandFactory> {
           }),
         ),
     },
+    cancelRemoteRun: { enabled: (c) => (item?: unknown) => reportErrors(c, () => cancelRemoteRun(c, item).then(() => runsTree.refresh())) },
     restartServer: {
       enabled: (c) => () => c.restart(),
       disabled: (c) => () => c.restart(),

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import {
+  CancelRemoteRunRequest,
   CancelRunRequest,
   GetRunRequest,
   ListProbesRequest,
@@ -93,7 +94,19 @@ export async function openRun(c: CtxInit, runId: unknown): Promise<void> {
   ResultsPanel.show(c.extCtx.extensionUri, { view: 'run', run });
 }
 
+function runIdOf(item: unknown): string | undefined {
+  return typeof item === 'string' ? item : (item as { runId?: string } | undefined)?.runId;
+}
+
 export async function cancelRun(c: CtxInit, item: unknown): Promise<void> {
-  const runId = typeof item === 'string' ? item : (item as { runId?: string } | undefined)?.runId;
+  const runId = runIdOf(item);
   if (runId) await c.client.sendRequest(CancelRunRequest.type, { runId });
+}
+
+/** Kills an interrupted remote run on its host (and scancels its Slurm job), then shows the record. */
+export async function cancelRemoteRun(c: CtxInit, item: unknown): Promise<void> {
+  const runId = runIdOf(item);
+  if (!runId) return;
+  const run = await c.client.sendRequest(CancelRemoteRunRequest.type, { runId });
+  ResultsPanel.show(c.extCtx.extensionUri, { view: 'run', run });
 }

@@ -37,7 +37,9 @@ export class RunsTreeProvider implements vscode.TreeDataProvider<RunSummary> {
     item.description = `${run.status} · ${run.cellCount}/${run.variants.length * run.repeats} cells · ${new Date(run.startedAt).toLocaleString()}`;
     item.tooltip = run.message ?? run.runId;
     item.iconPath = new vscode.ThemeIcon(STATUS_ICON[run.status]);
-    item.contextValue = run.status === 'running' ? 'headroom.run.running' : 'headroom.run';
+    // Interrupted remote runs go on on their host: they can be re-attached to or cancelled there.
+    item.contextValue =
+      run.status === 'running' ? 'headroom.run.running' : run.status === 'interrupted' && run.target !== 'local' ? 'headroom.run.interrupted' : 'headroom.run';
     item.command = { command: 'headroom.openRun', title: 'Open Run', arguments: [run.runId] };
     return item;
   }
