@@ -169,3 +169,30 @@ describe.skipIf(python === undefined)('script probe with the preload shim on CPU
     expect(cell.evidence.join('\n')).toMatch(/rank 0 triage: (catchable-oom|fragmentation): .*2\.00 GiB requested/);
   });
 });
+
+describe.skipIf(python === undefined)('global-mode-race, generic form, on CPU (seed 003)', () => {
+  beforeAll(ensureCli);
+
+  it('reproduces the race with the user callables and shows the lock fixing it; the CUDA form says it needs a GPU', () => {
+    const store = mkdtempSync(join(tmpdir(), 'hr-runs-'));
+    const fixtures = join(__dirname, '..', 'fixtures', 'runs');
+    const r = spawnSync(
+      process.execPath,
+      [cliPath, 'repro', 'run', 'global-mode-race', '--target', 'local', '--variant', 'no-lock', '--variant', 'process-lock', '--json',
+        '--python', python!, '--store', store, '--', '--seconds', '1', '--graph-call', 'global_flag_runtime:graph_call', '--allocation', 'global_flag_runtime:upload'],
+      { encoding: 'utf8', cwd: fixtures, timeout: 120_000 },
+    );
+    const run = JSON.parse(r.stdout) as RunRecord;
+    const [race, locked] = run.cells;
+    expect(race).toMatchObject({ variant: 'no-lock', outcome: 'catchable-oom' });
+    expect(race!.metrics['allocationsFailed']).toBeGreaterThan(0);
+    expect(race!.evidence.join('\n')).toContain('on DRAM_SHARED (capacity: 0)');
+    expect(locked).toMatchObject({ variant: 'process-lock', outcome: 'completed' });
+    expect(locked!.metrics['allocationsFailed']).toBe(0);
+    expect(locked!.metrics['allocationsOk']).toBeGreaterThan(0);
+
+    const cuda = JSON.parse(cli(['repro', 'run', 'global-mode-race', '--target', 'local', '--variant', 'no-lock', '--json', '--python', python!, '--store', store]).stdout) as RunRecord;
+    expect(cuda.cells[0]!.outcome).toBe('error');
+    expect(cuda.cells[0]!.evidence.join('\n')).toMatch(/needs a GPU: the CUDA analogue races graph capture against cudaMalloc/);
+  });
+});

@@ -263,18 +263,21 @@ def take_stacks(ranks):
         time.sleep(POLL_S)
     time.sleep(0.1)  # let the last thread block finish writing
     stacks = {}
-    pyspy = shutil.which("py-spy")
+    # Native frames too, when the tools are installed: py-spy and PyStack attach to a live process.
+    tools = [(name, shutil.which(name), args) for name, args in (("py-spy", ["dump", "--native", "--pid"]), ("pystack", ["remote"]))]
     for r in live:
         try:
             with open(r.stacks_path) as f:
                 text = f.read()
         except FileNotFoundError:
             text = ""
-        if pyspy:
+        for name, path, args in tools:
+            if not path:
+                continue
             try:
-                dump = subprocess.run([pyspy, "dump", "--pid", str(r.proc.pid)], capture_output=True, text=True, timeout=10)
+                dump = subprocess.run([path] + args + [str(r.proc.pid)], capture_output=True, text=True, timeout=10)
                 if dump.returncode == 0:
-                    text += "\n--- py-spy dump ---\n" + dump.stdout
+                    text += "\n--- %s ---\n%s" % (name, dump.stdout)
             except subprocess.SubprocessError:
                 pass
         stacks[str(r.index)] = text.strip() or "(the rank wrote no stack: faulthandler did not answer SIGUSR1)"
@@ -467,7 +470,9 @@ def run_cell(plan, env_info, shim, notes, variant, repeat):
             "TORCH_NCCL_DEBUG_INFO_TEMP_FILE": os.path.join(cell_dir, "nccl_trace_rank_"),
             "TORCH_NCCL_DEBUG_INFO_PIPE_FILE": os.path.join(cell_dir, "nccl_pipe_rank_"),
         })
+        # The flight recorder (off by default in shipped builds); both names, old and new.
         env.setdefault("TORCH_NCCL_TRACE_BUFFER_SIZE", "2000")
+        env.setdefault("TORCH_FR_BUFFER_SIZE", env["TORCH_NCCL_TRACE_BUFFER_SIZE"])
         if plan.get("cpuCollectives"):
             env["HEADROOM_DEVICE"] = "cpu"
         if shim:
@@ -574,6 +579,17 @@ def main():
                         "stacks": {}, "backtrace": None, "metrics": {"skipped": True}, "logs": {}, "memory": {}}
                 emit({"type": "cell", "cell": cell})
         emit({"type": "done", "message": "needs a GPU: %s" % reason})
+        return
+    gpus = len(env_info.get("devices", []))
+    if plan.get("needsGpu") and plan["ranks"] > gpus:
+        reason = "%d ranks need %d GPUs (one per rank for NCCL/RCCL), %s has %d" % (plan["ranks"], plan["ranks"], env_info["hostname"], gpus)
+        for variant in plan["variants"]:
+            for repeat in range(1, plan["repeats"] + 1):
+                cell = {"variant": variant, "repeat": repeat, "outcome": "error", "seconds": 0.0,
+                        "evidence": ["skipped: " + reason], "stacks": {}, "backtrace": None, "metrics": {"skipped": True},
+                        "logs": {}, "memory": {}}
+                emit({"type": "cell", "cell": cell})
+        emit({"type": "done", "message": reason})
         return
     if "torchError" in env_info:
         notes.append("preflight: %s" % env_info["torchError"])

@@ -1,7 +1,7 @@
 """global-mode-race: One thread toggles process-global device state while another allocates
 
 Seed: 003
-Needs GPU: yes
+Needs GPU: no
 Min ranks: 1
 Variants: no-lock, process-lock, thread-local-mode
 
@@ -16,9 +16,13 @@ The capturing thread warms up on itself first (cuBLAS handles are per thread; a 
 fails on its own), and each trial is its own process (a cell), since a failed capture can poison
 later ones.
 
+The built-in form needs a CUDA GPU (elsewhere it reports that and stops).
 Generic form: --graph-call MODULE:FUNCTION and --allocation MODULE:FUNCTION take the two
-callables from the user's own module (imported from the working directory); the first runs in a
-loop on one thread, the second on another, with the lock around both in process-lock.
+callables from the user's own module (imported from the working directory), for runtimes other
+than CUDA (an NPU's graph call and upload, or a pure-Python model of the race); the first runs in
+a loop on one thread, the second on another, with the lock around both in process-lock. An
+exception from the allocation callable whose text says "out of memory" makes the cell
+catchable-oom, as seed 003's misrouted uploads were.
 
 Variants:
 - no-lock: the race as shipped. Expected: allocation failures (outcome error, with counts).
