@@ -42,6 +42,11 @@ class RegistrationFailed(Exception):
     """The registered buffer could not be set up on this rank."""
 
 
+# With PyTorch's cache off, a failed cudaMalloc surfaces as a generic CUDA error ("CUDA error: out of
+# memory", torch.AcceleratorError) rather than torch.OutOfMemoryError; both are this failure.
+AllocationFailed = (torch.cuda.OutOfMemoryError, RuntimeError)
+
+
 def all_reduce_min(dist, flag):
     h.collective("all_reduce(ok flag, MIN)", dist.all_reduce, flag, op=dist.ReduceOp.MIN)
     return int(flag.item())  # .item() waits for the device, so a NCCL hang shows on this line
@@ -50,7 +55,9 @@ def all_reduce_min(dist, flag):
 def register_naive(dist, nbytes, failing):
     try:
         buf = h.risky_alloc(nbytes, sticky=False) if failing else h.alloc(nbytes)
-    except torch.cuda.OutOfMemoryError as exc:
+    except AllocationFailed as exc:
+        if not h.is_oom(exc):
+            raise
         h.evidence("rank %d: registered-buffer allocation failed: %s" % (h.RANK, str(exc).splitlines()[0]))
         raise RegistrationFailed() from exc
     flag = h.alloc(4, torch.int32).fill_(1)
@@ -62,7 +69,9 @@ def register_synchronized(dist, nbytes, failing):
     buf = None
     try:
         buf = h.risky_alloc(nbytes, sticky=True) if failing else h.alloc(nbytes)
-    except torch.cuda.OutOfMemoryError as exc:
+    except AllocationFailed as exc:
+        if not h.is_oom(exc):
+            raise
         h.evidence("rank %d: registered-buffer allocation failed: %s" % (h.RANK, str(exc).splitlines()[0]))
         h.drain()  # the seed's cudaGetLastError(): clear the sticky error before touching the device again
         flag.fill_(0)
@@ -78,12 +87,16 @@ def register_flag_after_alloc(dist, nbytes, failing):
     try:
         buf = h.risky_alloc(nbytes, sticky=True) if failing else h.alloc(nbytes)
         ok = 1
-    except torch.cuda.OutOfMemoryError as exc:
+    except AllocationFailed as exc:
+        if not h.is_oom(exc):
+            raise
         h.evidence("rank %d: registered-buffer allocation failed: %s" % (h.RANK, str(exc).splitlines()[0]))
         ok = 0
     try:
         flag = h.alloc(4, torch.int32).fill_(ok)  # too late: the sticky error fails this one as well
-    except torch.cuda.OutOfMemoryError as exc:
+    except AllocationFailed as exc:
+        if not h.is_oom(exc):
+            raise
         h.evidence("rank %d: ok-flag allocation failed after the failed buffer (sticky error): %s"
                    % (h.RANK, str(exc).splitlines()[0]))
         raise RegistrationFailed() from exc
