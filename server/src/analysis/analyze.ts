@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import * as path from 'node:path';
 import { deviceNames, findDevice, type DeviceSpec } from '../devices/catalog';
-import { extractFacts, type TrainingFacts } from './facts';
+import { extractFacts, FACT_KWARGS, type TrainingFacts } from './facts';
 import { languageForPath, ParsedDocument } from './parser';
 import { planMemory, type MemoryPlan } from './plan';
 import { PythonIndex } from './pyindex';
@@ -32,7 +32,7 @@ export function analyzeDocument(doc: ParsedDocument, filePath: string, device: D
   const result: AnalysisResult = { findings: [] };
   let idx: PythonIndex | undefined;
   if (doc.language === 'python') {
-    idx = new PythonIndex(doc.tree);
+    idx = new PythonIndex(doc.tree, FACT_KWARGS);
     result.facts = extractFacts(idx, { baseDir: path.dirname(filePath) });
     const plan = planMemory(result.facts, { device });
     if (plan) result.plan = plan;

@@ -123,6 +123,11 @@ const TP_NAMES = ['tensor_parallel_size', 'tp_size', 'tensor_model_parallel_size
 const PP_NAMES = ['pipeline_parallel_size', 'pp_size', 'pipeline_model_parallel_size', 'pipeline_stages', 'pp_degree'];
 const WORLD_NAMES = ['world_size', 'num_gpus', 'n_gpus', 'nproc_per_node', 'num_processes'];
 
+/** Keyword arguments the facts read from any call (the index captures only these). */
+export const FACT_KWARGS: readonly string[] = [
+  ...new Set([...BATCH_NAMES, ...SEQ_NAMES, ...ACCUM_NAMES, ...IMAGE_NAMES, ...TP_NAMES, ...PP_NAMES, ...WORLD_NAMES, ...ALLOC_CONF_VARS]),
+];
+
 function located<T>(value: T, node: Node): Located<T> {
   const first = node.text.split('\n')[0] ?? '';
   return { value, loc: locOf(node), evidence: first.length > 120 ? first.slice(0, 117) + '...' : first };
@@ -212,11 +217,10 @@ export function extractFacts(idx: PythonIndex, options: FactOptions): TrainingFa
   const compiledNames = new Set<string>();
 
   const namedValue = (names: readonly string[]): Located<number> | undefined => {
-    for (const call of idx.calls) {
-      for (const name of names) {
-        const kw = idx.kwarg(call.node, name);
+    for (const name of names) {
+      for (const kw of idx.kwargValues.get(name) ?? []) {
         const v = idx.evalNumber(kw);
-        if (kw && v !== undefined) return located(v, kw.parent ?? kw);
+        if (v !== undefined && !idx.isDead(kw)) return located(v, kw.parent ?? kw);
       }
     }
     for (const name of names) {
@@ -233,7 +237,7 @@ export function extractFacts(idx: PythonIndex, options: FactOptions): TrainingFa
   };
 
   for (const call of idx.calls) {
-    if (!staticallySkipped(idx, call.node)) visitCall(idx, call, facts, options, compiledNames);
+    if (!idx.isDead(call.node)) visitCall(idx, call, facts, options, compiledNames);
   }
 
   // `@torch.compile` decorated functions are graph calls too.
@@ -461,18 +465,6 @@ function markFrozen(facts: TrainingFacts, target: string, node: Node): void {
   facts.frozen = located([...parts], node);
 }
 
-/** True when the call sits in an `if` branch whose condition is a literal-valued false (e.g. a flag defaulting to 0). */
-function staticallySkipped(idx: PythonIndex, node: Node): boolean {
-  for (let child: Node = node, p = node.parent; p; child = p, p = p.parent) {
-    if (p.type !== 'if_statement') continue;
-    const consequence = p.childForFieldName('consequence');
-    if (!consequence || consequence.id !== child.id) continue;
-    const value = idx.evaluate(p.childForFieldName('condition'));
-    if (value === false || value === 0 || value === null || value === '') return true;
-  }
-  return false;
-}
-
 function setModel(facts: TrainingFacts, model: ModelFact, node: Node): void {
   facts.model = located(model, node);
   // `model = Auto...from_config(cfg).cuda()`: climb the call chain to the assignment.
@@ -561,31 +553,21 @@ function lightningTrainer(idx: PythonIndex, node: Node, facts: TrainingFacts): v
   if (accum !== undefined) facts.gradAccum = located(accum, node);
 }
 
-/** Assignments `os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "..."` and dict entries with that key. */
+/** Assignments `os.environ["PYTORCH_CUDA_ALLOC_CONF"] = "..."`, dict entries and keyword arguments with that key. */
 export function allocConfAssignments(idx: PythonIndex): Array<Located<string>> {
   const out: Array<Located<string>> = [];
-  const visit = (node: Node): void => {
-    if (node.type === 'assignment') {
-      const left = node.childForFieldName('left');
-      const right = node.childForFieldName('right');
-      if (left?.type === 'subscript' && right) {
-        const key = idx.evalString(left.childForFieldName('subscript'));
-        const value = idx.evalString(right);
-        if (key && ALLOC_CONF_VARS.has(key) && value !== undefined) out.push(located(value, right));
-      }
-    } else if (node.type === 'pair') {
-      const key = idx.evalString(node.childForFieldName('key'));
-      const valueNode = node.childForFieldName('value');
-      const value = idx.evalString(valueNode);
-      if (key && ALLOC_CONF_VARS.has(key) && valueNode && value !== undefined) out.push(located(value, valueNode));
-    } else if (node.type === 'keyword_argument') {
-      const key = node.childForFieldName('name')?.text;
-      const valueNode = node.childForFieldName('value');
-      const value = idx.evalString(valueNode);
-      if (key && ALLOC_CONF_VARS.has(key) && valueNode && value !== undefined) out.push(located(value, valueNode));
-    }
-    for (const child of node.namedChildren) if (child) visit(child);
+  const add = (valueNode: Node): void => {
+    const value = idx.evalString(valueNode);
+    if (value !== undefined) out.push(located(value, valueNode));
   };
-  visit(idx.root);
-  return out;
+  for (const { left, right } of idx.subscriptAssignments) {
+    const key = idx.evalString(left.childForFieldName('subscript'));
+    if (key && ALLOC_CONF_VARS.has(key)) add(right);
+  }
+  for (const { key, value } of idx.pairs) {
+    const k = idx.evalString(key);
+    if (k && ALLOC_CONF_VARS.has(k)) add(value);
+  }
+  for (const name of ALLOC_CONF_VARS) for (const value of idx.kwargValues.get(name) ?? []) add(value);
+  return out.sort((a, b) => a.loc.line - b.loc.line || a.loc.character - b.loc.character);
 }

@@ -4,7 +4,8 @@
  * argparse defaults (so `args.batch_size` and `BATCH = 8` resolve to numbers), and helpers the
  * fact extractor and the rules share to read literals and walk scopes.
  */
-import type { Node, Tree } from 'web-tree-sitter';
+import type { Language, Node, Query, Tree } from 'web-tree-sitter';
+import TreeSitter = require('web-tree-sitter');
 
 /** A 0-based source range (LSP convention). */
 export interface Loc {
@@ -29,6 +30,11 @@ export interface CallSite {
   name: string;
   /** The last segment of the callee (`all_reduce`), for method calls on unknown objects. */
   method: string;
+  /** The callee as written. */
+  calleeText: string;
+  /** The call's span (cached: reading a node's end crosses into WebAssembly). */
+  startIndex: number;
+  endIndex: number;
 }
 
 export type PyValue = number | string | boolean | null | PyValue[] | { [key: string]: PyValue };
@@ -81,6 +87,36 @@ function unescape(seq: string): string {
   return map[seq] ?? seq;
 }
 
+/**
+ * One native query pass finds every node the index needs, with the fields it reads, so building
+ * the index creates JS objects for those nodes only (a JS walk over a 2,000-line file costs several
+ * times more). Keyword arguments are filtered by name in JS: a text predicate in the query costs more.
+ */
+const INDEX_QUERY = `
+(import_statement) @import
+(import_from_statement) @import_from
+(assignment left: (_) @assign_left right: (_) @assign_right)
+(call function: (_) @callee) @call
+(comment) @comment
+(pair key: (_) @pair_key value: (_) @pair_value)
+(if_statement condition: (_) @if_condition consequence: (_) @if_body)
+(try_statement) @try
+(delete_statement) @delete
+(function_definition) @function
+(keyword_argument name: (identifier) @kw_name value: (_) @kw_value)
+`;
+
+const queries = new WeakMap<Language, Query>();
+
+function indexQuery(language: Language): Query {
+  let query = queries.get(language);
+  if (!query) {
+    query = new TreeSitter.Query(language, INDEX_QUERY);
+    queries.set(language, query);
+  }
+  return query;
+}
+
 export class PythonIndex {
   /** Local name -> dotted module path, from `import a.b as c` and `from a import b as c`. */
   readonly aliases = new Map<string, string>();
@@ -91,64 +127,146 @@ export class PythonIndex {
   readonly argDefaults = new Map<string, Node>();
   /** `obj.attr = value` assignments. */
   readonly attributeAssignments: Array<{ left: Node; right: Node }> = [];
+  /** `obj[key] = value` assignments. */
+  readonly subscriptAssignments: Array<{ left: Node; right: Node }> = [];
+  /** Keyword name -> value nodes, for the names given to the constructor. */
+  readonly kwargValues = new Map<string, Node[]>();
+  /** Dictionary entries. */
+  readonly pairs: Array<{ key: Node; value: Node }> = [];
   readonly comments: Node[] = [];
+  readonly tryStatements: Node[] = [];
+  readonly deleteStatements: Node[] = [];
+  readonly functions: Node[] = [];
   readonly root: Node;
+  /** Index ranges of `if` bodies whose condition is a literal-valued false. */
+  private readonly deadRanges: Array<[number, number]> = [];
 
-  constructor(tree: Tree) {
+  constructor(tree: Tree, kwargNames: readonly string[] = []) {
     this.root = tree.rootNode;
-    const callNodes: Node[] = [];
-    for (const node of walk(this.root)) {
-      switch (node.type) {
-        case 'import_statement':
-          for (const child of node.namedChildren) {
-            if (child?.type === 'dotted_name') {
-              const first = child.text.split('.')[0] ?? child.text;
-              this.aliases.set(first, first);
-            } else if (child?.type === 'aliased_import') {
-              const name = child.childForFieldName('name');
-              const alias = child.childForFieldName('alias');
-              if (name && alias) this.aliases.set(alias.text, name.text);
-            }
-          }
+    const wanted = new Set(kwargNames);
+    const ifs: Array<{ condition: Node; body: Node }> = [];
+    for (const { captures } of indexQuery(tree.language).matches(this.root)) {
+      const first = captures[0];
+      if (!first) continue;
+      const other = (name: string): Node | undefined => captures.find((c) => c.name === name)?.node;
+      switch (first.name) {
+        case 'import':
+          this.indexImport(first.node);
           break;
-        case 'import_from_statement': {
-          const moduleName = node.childForFieldName('module_name')?.text;
-          if (!moduleName) break;
-          for (const child of node.childrenForFieldName('name')) {
-            if (child?.type === 'dotted_name') this.aliases.set(child.text, `${moduleName}.${child.text}`);
-            else if (child?.type === 'aliased_import') {
-              const name = child.childForFieldName('name');
-              const alias = child.childForFieldName('alias');
-              if (name && alias) this.aliases.set(alias.text, `${moduleName}.${name.text}`);
-            }
-          }
+        case 'import_from':
+          this.indexImportFrom(first.node);
           break;
-        }
-        case 'assignment': {
-          const left = node.childForFieldName('left');
-          const right = node.childForFieldName('right');
-          if (left?.type === 'identifier' && right) this.assignments.set(left.text, right);
-          else if (left?.type === 'attribute' && right) this.attributeAssignments.push({ left, right });
+        case 'assign_left':
+        case 'assign_right': {
+          const left = other('assign_left');
+          const right = other('assign_right');
+          if (!left || !right) break;
+          const type = left.type;
+          if (type === 'identifier') this.assignments.set(left.text, right);
+          else if (type === 'attribute') this.attributeAssignments.push({ left, right });
+          else if (type === 'subscript') this.subscriptAssignments.push({ left, right });
           break;
         }
         case 'call':
-          callNodes.push(node);
+        case 'callee': {
+          const node = other('call');
+          const callee = other('callee');
+          if (!node || !callee) break;
+          const calleeText = callee.text;
+          const dot = calleeText.lastIndexOf('.');
+          this.calls.push({
+            node,
+            calleeText,
+            name: this.canonicalText(calleeText),
+            method: dot >= 0 ? calleeText.slice(dot + 1) : calleeText,
+            startIndex: node.startIndex,
+            endIndex: node.endIndex,
+          });
           break;
+        }
         case 'comment':
-          this.comments.push(node);
+          this.comments.push(first.node);
           break;
+        case 'pair_key':
+        case 'pair_value': {
+          const key = other('pair_key');
+          const value = other('pair_value');
+          if (key && value) this.pairs.push({ key, value });
+          break;
+        }
+        case 'if_condition':
+        case 'if_body': {
+          const condition = other('if_condition');
+          const body = other('if_body');
+          if (condition && body) ifs.push({ condition, body });
+          break;
+        }
+        case 'try':
+          this.tryStatements.push(first.node);
+          break;
+        case 'delete':
+          this.deleteStatements.push(first.node);
+          break;
+        case 'function':
+          this.functions.push(first.node);
+          break;
+        case 'kw_name':
+        case 'kw_value': {
+          const key = other('kw_name')?.text;
+          const value = other('kw_value');
+          if (!key || !value || !wanted.has(key)) break;
+          const list = this.kwargValues.get(key);
+          if (list) list.push(value);
+          else this.kwargValues.set(key, [value]);
+          break;
+        }
         default:
           break;
       }
     }
-    for (const node of callNodes) {
-      const fn = node.childForFieldName('function');
-      if (!fn) continue;
-      const name = this.canonical(fn);
-      const method = fn.type === 'attribute' ? (fn.childForFieldName('attribute')?.text ?? fn.text) : fn.text;
-      this.calls.push({ node, name, method });
-      if (method === 'add_argument') this.indexArgument(node);
+    for (const site of this.calls) if (site.method === 'add_argument') this.indexArgument(site.node);
+    for (const { condition, body } of ifs) {
+      const value = this.evaluate(condition);
+      if (value === false || value === 0 || value === null || value === '') this.deadRanges.push([body.startIndex, body.endIndex]);
     }
+  }
+
+  /** The calls inside `node` (by position, without walking the tree). */
+  callsWithin(node: Node): CallSite[] {
+    const start = node.startIndex;
+    const end = node.endIndex;
+    return this.calls.filter((c) => c.startIndex >= start && c.endIndex <= end);
+  }
+
+  private indexImport(node: Node): void {
+    for (const child of node.namedChildren) {
+      if (child?.type === 'dotted_name') {
+        const first = child.text.split('.')[0] ?? child.text;
+        this.aliases.set(first, first);
+      } else if (child?.type === 'aliased_import') {
+        const name = child.childForFieldName('name');
+        const alias = child.childForFieldName('alias');
+        if (name && alias) this.aliases.set(alias.text, name.text);
+      }
+    }
+  }
+
+  private indexImportFrom(node: Node): void {
+    const moduleName = node.childForFieldName('module_name')?.text;
+    if (!moduleName) return;
+    for (const child of node.childrenForFieldName('name')) {
+      if (child?.type === 'dotted_name') this.aliases.set(child.text, `${moduleName}.${child.text}`);
+      else if (child?.type === 'aliased_import') {
+        const name = child.childForFieldName('name');
+        const alias = child.childForFieldName('alias');
+        if (name && alias) this.aliases.set(alias.text, `${moduleName}.${name.text}`);
+      }
+    }
+  }
+
+  /** True when `node` sits in an `if` body whose condition is literal-valued false (a flag defaulting to 0). */
+  isDead(node: Node): boolean {
+    return this.deadRanges.some(([start, end]) => node.startIndex >= start && node.endIndex <= end);
   }
 
   private indexArgument(call: Node): void {
@@ -173,9 +291,13 @@ export class PythonIndex {
 
   /** The dotted name of an identifier/attribute chain with the first segment's import alias resolved. */
   canonical(node: Node): string {
-    const [head, ...rest] = node.text.split('.');
+    return this.canonicalText(node.text);
+  }
+
+  private canonicalText(text: string): string {
+    const [head, ...rest] = text.split('.');
     const resolved = head !== undefined ? this.aliases.get(head) : undefined;
-    return resolved ? [resolved, ...rest].join('.') : node.text;
+    return resolved ? [resolved, ...rest].join('.') : text;
   }
 
   /** The smallest node spanning `loc` (the node a fact was read from). */

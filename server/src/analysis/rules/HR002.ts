@@ -16,7 +16,7 @@ export const rule: Rule = {
   languages: ['python'],
   detect({ idx, facts, device, text }): Finding[] {
     if (!idx || !facts || device.platform !== 'rocm' || facts.collectives.length === 0) return [];
-    const deletes: Node[] = idx.root.descendantsOfType('delete_statement').filter((n): n is Node => n !== null);
+    const deletes: Node[] = idx.deleteStatements;
     const findings: Finding[] = [];
     const reported = new Set<number>();
     for (const del of deletes) {

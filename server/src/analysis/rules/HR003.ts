@@ -22,7 +22,7 @@ export const rule: Rule = {
     if (!idx || !facts || facts.threadTargets.length === 0) return [];
     const graphCalls = [...facts.graphCalls, ...facts.graphCaptures.map((g) => ({ ...g, value: 'torch.cuda.graph' }))];
     if (graphCalls.length === 0) return [];
-    const functions = functionsByName(idx.root);
+    const functions = functionsByName(idx.functions);
     const findings: Finding[] = [];
     const seen = new Set<number>();
     for (const target of facts.threadTargets) {

@@ -5,7 +5,7 @@
  * collective until the watchdog kills the job.
  */
 import type { Node } from 'web-tree-sitter';
-import { descendants, locOf } from '../pyindex';
+import { locOf } from '../pyindex';
 import { catchesOom, handlerBlock, isRankCondition } from './python';
 import type { Finding, Rule } from './types';
 
@@ -23,12 +23,16 @@ export const rule: Rule = {
     const findings: Finding[] = [];
     const collectiveNodes = facts.collectives.map((c) => ({ c, node: idx.nodeAt(c.loc) }));
 
-    for (const tryStmt of idx.root.descendantsOfType('try_statement')) {
-      if (!tryStmt) continue;
+    const collectiveStarts = facts.collectives.map((c) => idx.nodeAt(c.loc).startIndex);
+    for (const tryStmt of idx.tryStatements) {
+      // Cheap test first: a collective inside the try or after it in the same block.
+      const tryStart = tryStmt.startIndex;
+      const blockEnd = tryStmt.parent?.endIndex ?? tryStmt.endIndex;
+      if (!collectiveStarts.some((at) => at > tryStart && at < blockEnd)) continue;
       for (const clause of tryStmt.namedChildren) {
         if (clause?.type !== 'except_clause' || !catchesOom(clause, true)) continue;
         const block = handlerBlock(clause);
-        const exit = block ? descendants(block).find((n) => EXITS.includes(n.type)) : undefined;
+        const exit = block?.descendantsOfType(EXITS)[0] ?? undefined;
         if (!exit) continue;
         // The collectives this exit skips: inside the try body after the allocation, or after the try
         // statement within the enclosing block (up to the end of the loop/function body).

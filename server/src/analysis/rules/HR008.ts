@@ -5,23 +5,13 @@
  * memory exception handler can't allocate memory"). Retry after the handler instead.
  */
 import type { Node } from 'web-tree-sitter';
-import { descendants, locOf } from '../pyindex';
+import { locOf } from '../pyindex';
 import { indentOf, insertAfter, insertBefore } from './edits';
 import { catchesOom, enclosingFunction, handlerBlock } from './python';
 import type { Finding, Rule } from './types';
 
 /** Calls that are not a retry of the work: in-place tensor ops, logging, cache calls. */
 const BOOKKEEPING = new Set(['empty_cache', 'print', 'log', 'info', 'warning', 'debug', 'append', 'item', 'format', 'len', 'str', 'synchronize', 'reset_peak_memory_stats']);
-
-function calledNames(node: Node): Set<string> {
-  const out = new Set<string>();
-  for (const n of descendants(node)) {
-    if (n.type !== 'call') continue;
-    const fn = n.childForFieldName('function');
-    if (fn) out.add(fn.text);
-  }
-  return out;
-}
 
 export const rule: Rule = {
   id: 'HR008',
@@ -32,18 +22,17 @@ export const rule: Rule = {
   detect({ idx, text }): Finding[] {
     if (!idx) return [];
     const findings: Finding[] = [];
-    for (const tryStmt of idx.root.descendantsOfType('try_statement')) {
-      if (!tryStmt) continue;
+    for (const tryStmt of idx.tryStatements) {
       const body = tryStmt.childForFieldName('body');
       if (!body) continue;
-      const tried = calledNames(body);
+      const clauses = tryStmt.namedChildren.filter((c): c is Node => c?.type === 'except_clause' && catchesOom(c));
+      if (clauses.length === 0) continue;
+      const tried = new Set(idx.callsWithin(body).map((c) => c.calleeText));
       const fnName = enclosingFunction(tryStmt)?.childForFieldName('name')?.text;
-      for (const clause of tryStmt.namedChildren) {
-        if (clause?.type !== 'except_clause' || !catchesOom(clause)) continue;
+      for (const clause of clauses) {
         const block = handlerBlock(clause);
         if (!block) continue;
-        const retry = descendants(block).find((n) => {
-          if (n.type !== 'call') return false;
+        const retry = idx.callsWithin(block).map((c) => c.node).find((n) => {
           const callee = n.childForFieldName('function')?.text ?? '';
           const method = callee.split('.').pop() ?? callee;
           const bookkeeping = method.endsWith('_') || BOOKKEEPING.has(method);

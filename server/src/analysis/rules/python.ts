@@ -58,10 +58,9 @@ export function enclosingFunction(node: Node): Node | undefined {
 }
 
 /** Function definitions by simple name (module functions and methods). */
-export function functionsByName(root: Node): Map<string, Node[]> {
+export function functionsByName(functions: readonly Node[]): Map<string, Node[]> {
   const out = new Map<string, Node[]>();
-  for (const def of descendants(root)) {
-    if (def.type !== 'function_definition') continue;
+  for (const def of functions) {
     const name = def.childForFieldName('name')?.text;
     if (!name) continue;
     out.set(name, [...(out.get(name) ?? []), def]);
