@@ -92,8 +92,11 @@ export interface ReplayDeviceResult {
   device: number;
   reservedPeakBytes: number;
   allocatedPeakBytes: number;
-  /** Reserved minus allocated bytes at the moment reserved memory peaked (fragmentation). */
-  reservedUnallocatedAtPeakBytes: number;
+  /**
+   * Reserved minus allocated bytes when allocated memory peaked: what the cache held on top of the
+   * program's demand at its highest (fragmentation and cached free blocks).
+   */
+  fragmentationBytes: number;
   reservedPeakEventIndex: number;
   allocatedPeakEventIndex: number;
   /** cudaMalloc calls plus expandable-segment map calls (PyTorch's num_device_alloc). */

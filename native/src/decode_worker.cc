@@ -284,7 +284,7 @@ class ReplayWorker final : public PromiseWorker {
     o.Set("device", BigNumber(env, r.device));
     o.Set("reservedPeakBytes", BigNumber(env, r.reservedPeakBytes));
     o.Set("allocatedPeakBytes", BigNumber(env, r.allocatedPeakBytes));
-    o.Set("reservedUnallocatedAtPeakBytes", BigNumber(env, r.reservedUnallocatedAtPeakBytes));
+    o.Set("fragmentationBytes", BigNumber(env, r.fragmentationBytes));
     o.Set("reservedPeakEventIndex", BigNumber(env, r.reservedPeakEvent));
     o.Set("allocatedPeakEventIndex", BigNumber(env, r.allocatedPeakEvent));
     o.Set("segmentAllocs", BigNumber(env, r.segmentAllocs));

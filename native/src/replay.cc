@@ -176,11 +176,11 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
     if (s.reservedBytes > reservedPeak) {
       reservedPeak = s.reservedBytes;
       result.reservedPeakEvent = i;
-      result.reservedUnallocatedAtPeakBytes = s.reservedBytes - s.allocatedBytes;
     }
     if (s.allocatedBytes > allocatedPeak) {
       allocatedPeak = s.allocatedBytes;
       result.allocatedPeakEvent = i;
+      result.fragmentationBytes = s.reservedBytes - s.allocatedBytes;
     }
     if (options.timeline) {
       result.allocatedTimeline[i] = static_cast<double>(s.allocatedBytes);

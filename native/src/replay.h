@@ -70,7 +70,9 @@ struct ReplayResult {
   uint32_t device = 0;
   uint64_t reservedPeakBytes = 0;
   uint64_t allocatedPeakBytes = 0;
-  uint64_t reservedUnallocatedAtPeakBytes = 0;  // Reserved minus allocated when reserved peaked.
+  // Reserved minus allocated when allocated memory peaked: what the cache held on top of the
+  // program's demand at its highest (fragmentation and cached free blocks).
+  uint64_t fragmentationBytes = 0;
   uint32_t reservedPeakEvent = 0;
   uint32_t allocatedPeakEvent = 0;
   uint64_t segmentAllocs = 0;

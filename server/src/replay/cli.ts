@@ -45,8 +45,8 @@ function describeVariant(v: ReplayVariantJson, fit: boolean): string[] {
     fit
       ? `${name}: fits in ${formatBytes(v.capacityBytes ?? 0)} (smallest multiple of ${formatBytes(v.fitGranularityBytes ?? 0)} without an OOM)`
       : `${name}${v.capacityBytes !== null ? `, capacity ${formatBytes(v.capacityBytes)}` : ''}:`,
-    `  reserved peak  ${formatBytes(v.reservedPeakBytes)}  (${formatBytes(v.reservedUnallocatedAtPeakBytes)} reserved but unallocated at that moment)`,
-    `  allocated peak ${formatBytes(v.allocatedPeakBytes)}`,
+    `  reserved peak  ${formatBytes(v.reservedPeakBytes)}`,
+    `  allocated peak ${formatBytes(v.allocatedPeakBytes)}  (${formatBytes(v.fragmentationBytes)} more was reserved at that moment)`,
     `  device calls   ${v.segmentAllocs} allocs, ${v.segmentFrees} frees, ${v.allocRetries} retries after freeing the cache`,
   ];
   if (v.firstOom) {

@@ -37,7 +37,8 @@ export interface ReplayVariantJson {
   capacityBytes: number | null;
   reservedPeakBytes: number;
   allocatedPeakBytes: number;
-  reservedUnallocatedAtPeakBytes: number;
+  /** Reserved minus allocated bytes when allocated memory peaked. */
+  fragmentationBytes: number;
   segmentAllocs: number;
   segmentFrees: number;
   allocRetries: number;
@@ -65,7 +66,7 @@ function variantJson(v: ReplayVariantResult, fit: boolean): ReplayVariantJson {
   const pick = (d: ReplayDeviceResult) => ({
     reservedPeakBytes: d.reservedPeakBytes,
     allocatedPeakBytes: d.allocatedPeakBytes,
-    reservedUnallocatedAtPeakBytes: d.reservedUnallocatedAtPeakBytes,
+    fragmentationBytes: d.fragmentationBytes,
     segmentAllocs: d.segmentAllocs,
     segmentFrees: d.segmentFrees,
     allocRetries: d.allocRetries,
