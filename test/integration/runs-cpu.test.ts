@@ -84,7 +84,7 @@ describe.skipIf(python === undefined)('rank-divergent-allocation on CPU gloo (se
     // The stored record is the same run.
     const shown = JSON.parse(cli(['repro', 'show', run.runId, '--json', '--store', store]).stdout) as RunRecord;
     expect(shown.cells.map((c) => c.outcome)).toEqual(run.cells.map((c) => c.outcome));
-  });
+  }, 300000);
 
   it('cancel kills the supervisor and every rank, and keeps the record', async () => {
     const store = new RunStore(mkdtempSync(join(tmpdir(), 'hr-runs-')));
@@ -102,7 +102,7 @@ describe.skipIf(python === undefined)('rank-divergent-allocation on CPU gloo (se
     expect(run.status).toBe('cancelled');
     expect(processesMentioning(handle.runId)).toEqual([]);
     expect(store.load(handle.runId).status).toBe('cancelled');
-  });
+  }, 180000);
 
   it('a server killed with SIGKILL mid-run loses no finished cell, and leaves no process', async () => {
     const storeDir = mkdtempSync(join(tmpdir(), 'hr-runs-'));
@@ -124,7 +124,7 @@ describe.skipIf(python === undefined)('rank-divergent-allocation on CPU gloo (se
     expect(run.cells.find((c) => c.variant === 'synchronized')?.outcome).toBe('completed');
     // The supervisor dies with its server (PR_SET_PDEATHSIG) and its ranks with it.
     await waitFor('no process of the run', () => processesMentioning(runId).length === 0, 10_000);
-  });
+  }, 180000);
 
   it('reports clearly that a GPU-only probe needs a GPU', () => {
     const store = mkdtempSync(join(tmpdir(), 'hr-runs-'));
@@ -137,7 +137,7 @@ describe.skipIf(python === undefined)('rank-divergent-allocation on CPU gloo (se
       expect(c.outcome).toBe('error');
       expect(c.evidence[0]).toMatch(/^skipped: the cache-held-collective probe needs a GPU/);
     }
-  });
+  }, 120000);
 });
 
 describe.skipIf(python === undefined)('script probe with the preload shim on CPU', () => {
@@ -157,7 +157,7 @@ describe.skipIf(python === undefined)('script probe with the preload shim on CPU
     expect(cell.evidence.join('\n')).toMatch(/rank 0 was killed by SIGABRT/);
     expect(cell.backtrace).toMatch(/abort\(\) pid=\d+ tid=\d+ main=no thread=rt-callback python=no/);
     expect(cell.backtrace).toContain('libnative_abort.so');
-  });
+  }, 120000);
 
   it('classifies an escaped OutOfMemoryError as catchable-oom and triages its message', () => {
     const store = mkdtempSync(join(tmpdir(), 'hr-runs-'));
@@ -167,7 +167,7 @@ describe.skipIf(python === undefined)('script probe with the preload shim on CPU
     expect(cell.outcome).toBe('catchable-oom');
     expect(cell.stacks['0']).toMatch(/raises_oom\.py", line \d+, in step/);
     expect(cell.evidence.join('\n')).toMatch(/rank 0 triage: (catchable-oom|fragmentation): .*2\.00 GiB requested/);
-  });
+  }, 120000);
 });
 
 describe.skipIf(python === undefined)('global-mode-race, generic form, on CPU (seed 003)', () => {
@@ -194,5 +194,5 @@ describe.skipIf(python === undefined)('global-mode-race, generic form, on CPU (s
     const cuda = JSON.parse(cli(['repro', 'run', 'global-mode-race', '--target', 'local', '--variant', 'no-lock', '--json', '--python', python!, '--store', store]).stdout) as RunRecord;
     expect(cuda.cells[0]!.outcome).toBe('error');
     expect(cuda.cells[0]!.evidence.join('\n')).toMatch(/needs a GPU: the CUDA analogue races graph capture against cudaMalloc/);
-  });
+  }, 180000);
 });

@@ -77,5 +77,5 @@ describe.skipIf(python === undefined)('runs over LSP', () => {
     expect(diags[0]!.message).toMatch(/^Rank 0 stopped here \(as-is #1: catchable-oom\)/);
 
     await expect(server.request('headroom/cancelRun', { runId })).rejects.toMatchObject({ code: 'HR_UNKNOWN_RUN' });
-  });
+  }, 180_000);
 });
