@@ -47,7 +47,7 @@ function copyRuntimeFiles() {
   for (const dir of ['probes', 'harness']) cpSync(`server/src/runs/${dir}`, `dist/runs/${dir}`, { recursive: true });
   cpSync('native/preload', 'dist/runs/preload', { recursive: true });
   // Tree-sitter runtime and grammars for the analysis; server/src/analysis/parser.ts finds them beside dist/server.js.
-  for (const wasm of ['web-tree-sitter/tree-sitter.wasm', 'tree-sitter-python/tree-sitter-python.wasm', 'tree-sitter-cpp/tree-sitter-cpp.wasm']) {
+  for (const wasm of ['web-tree-sitter/tree-sitter.wasm', 'tree-sitter-python/tree-sitter-python.wasm', 'tree-sitter-cpp/tree-sitter-cpp.wasm', 'tree-sitter-bash/tree-sitter-bash.wasm']) {
     copyFileSync(`node_modules/${wasm}`, `dist/${wasm.split('/')[1]}`);
   }
 }

@@ -87,6 +87,10 @@ export interface TrainingFacts {
   /** Parts of the model with `requires_grad_(False)`: no gradients or optimizer states for them. */
   frozen?: Located<Array<'embedding' | 'head'>>;
   gradientAsBucketView?: Located<boolean>;
+  /** The launch script that starts this script (its arguments and world size were applied). */
+  launch?: { file: string; line: number; evidence: string };
+  /** Allocator settings exported by that launch script (locations are in the launch script). */
+  launchAllocConf?: Array<Located<string>>;
 }
 
 const PRECISION_NAMES: Record<string, Precision> = {
@@ -228,9 +232,8 @@ export function extractFacts(idx: PythonIndex, options: FactOptions): TrainingFa
         const bound = idx.assignments.get(candidate);
         const v = idx.evalNumber(bound);
         if (bound && v !== undefined) return located(v, bound.parent ?? bound);
-        const def = idx.argDefaults.get(candidate);
-        const d = idx.evalNumber(def);
-        if (def && d !== undefined) return located(d, def.parent?.parent ?? def);
+        const arg = idx.argValue(candidate);
+        if (arg && typeof arg.value === 'number') return located(arg.value, arg.node.parent?.parent ?? arg.node);
       }
     }
     return undefined;
@@ -255,8 +258,10 @@ export function extractFacts(idx: PythonIndex, options: FactOptions): TrainingFa
   facts.worldSize ??= launcherWorldSize(idx) ?? namedValue(WORLD_NAMES);
   if (!facts.checkpointing) {
     for (const name of ['gradient_checkpointing', 'activation_checkpointing', 'grad_checkpointing']) {
-      const bound = idx.assignments.get(name) ?? idx.argDefaults.get(name);
+      const bound = idx.assignments.get(name);
+      const arg = idx.argValue(name);
       if (bound && idx.evaluate(bound) === true) facts.checkpointing = located(true, bound.parent ?? bound);
+      else if (arg && (arg.value === true || arg.value === 1)) facts.checkpointing = located(true, arg.node.parent ?? arg.node);
     }
   }
 

@@ -17,7 +17,7 @@ const { Language, Parser } = TreeSitter;
 type Language = InstanceType<typeof TreeSitter.Language>;
 type Parser = InstanceType<typeof TreeSitter.Parser>;
 
-export type SourceLanguage = 'python' | 'cpp';
+export type SourceLanguage = 'python' | 'cpp' | 'bash';
 
 const CPP_EXTENSIONS = new Set(['.cpp', '.cc', '.cxx', '.cu', '.cuh', '.h', '.hpp', '.hh']);
 
@@ -25,6 +25,7 @@ const CPP_EXTENSIONS = new Set(['.cpp', '.cc', '.cxx', '.cu', '.cuh', '.h', '.hp
 export function languageForPath(filePath: string): SourceLanguage | undefined {
   const ext = path.extname(filePath).toLowerCase();
   if (ext === '.py' || ext === '.pyi') return 'python';
+  if (ext === '.sh' || ext === '.bash') return 'bash';
   if (CPP_EXTENSIONS.has(ext)) return 'cpp';
   return undefined;
 }
@@ -48,22 +49,43 @@ function locate(fileName: string, packageName: string): string {
 const GRAMMARS: Record<SourceLanguage, { file: string; pkg: string }> = {
   python: { file: 'tree-sitter-python.wasm', pkg: 'tree-sitter-python' },
   cpp: { file: 'tree-sitter-cpp.wasm', pkg: 'tree-sitter-cpp' },
+  bash: { file: 'tree-sitter-bash.wasm', pkg: 'tree-sitter-bash' },
 };
 
 let languages: Promise<Record<SourceLanguage, Language>> | undefined;
+let loaded: Record<SourceLanguage, Language> | undefined;
 
-/** Loads the runtime and both grammars once per process. */
+/** Loads the runtime and the grammars once per process. */
 export function loadLanguages(): Promise<Record<SourceLanguage, Language>> {
   languages ??= (async () => {
     const runtime = locate('tree-sitter.wasm', 'web-tree-sitter');
     await Parser.init({ locateFile: () => runtime });
-    const [python, cpp] = await Promise.all([
-      Language.load(locate(GRAMMARS.python.file, GRAMMARS.python.pkg)),
-      Language.load(locate(GRAMMARS.cpp.file, GRAMMARS.cpp.pkg)),
-    ]);
-    return { python, cpp };
+    const [python, cpp, bash] = await Promise.all(
+      (['python', 'cpp', 'bash'] as const).map((l) => Language.load(locate(GRAMMARS[l].file, GRAMMARS[l].pkg))),
+    );
+    loaded = { python: python!, cpp: cpp!, bash: bash! };
+    return loaded;
   })();
   return languages;
+}
+
+const syncParsers = new Map<SourceLanguage, Parser>();
+
+/**
+ * Parses a side file (a launch script next to the training script) synchronously. Only valid once
+ * `loadLanguages()` has resolved, which every ParsedDocument guarantees; the caller deletes the tree.
+ */
+export function parseSideFile(language: SourceLanguage, text: string): Tree {
+  if (!loaded) throw Object.assign(new Error('grammars not loaded yet'), { code: 'HEADROOM_PARSER_NOT_READY' });
+  let parser = syncParsers.get(language);
+  if (!parser) {
+    parser = new Parser();
+    parser.setLanguage(loaded[language]);
+    syncParsers.set(language, parser);
+  }
+  const tree = parser.parse(text);
+  if (!tree) throw Object.assign(new Error('tree-sitter returned no tree'), { code: 'HEADROOM_PARSE_FAILED' });
+  return tree;
 }
 
 function pointAt(text: string, index: number): Point {

@@ -169,6 +169,7 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
   const shape = model?.value.shape;
   if (!model || !shape) return undefined;
   const assumptions: string[] = [];
+  if (facts.launch) assumptions.push(`arguments and world size from ${facts.launch.evidence}`);
   const { device } = options;
   const lay = layout(facts, assumptions);
   const params = totalParams(shape);
@@ -292,7 +293,7 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
     if (!onNvidiaLike) notes.push(`runtime overhead on ${device.name} is not published: counted as 0`);
     const usesAllToAll = facts.collectives.some((c) => c.value.startsWith('all_to_all'));
     const comm = onNvidiaLike && distributed ? NCCL_ALLREDUCE_BYTES + (usesAllToAll ? NCCL_ALLTOALL_BYTES : 0) : 0;
-    const expandable = facts.allocConf.some((c) => c.value.includes('expandable_segments:True') || c.value.includes('expandable_segments:true'));
+    const expandable = [...facts.allocConf, ...(facts.launchAllocConf ?? [])].some((c) => c.value.includes('expandable_segments:True') || c.value.includes('expandable_segments:true'));
     const fragmentation = allocatedPeakBytes * (expandable ? FRAGMENTATION_EXPANDABLE : FRAGMENTATION_DEFAULT);
     pushPeak('commBuffers', 'NCCL/RCCL buffers', comm, `communicator buffers after the first all_reduce${usesAllToAll ? ' and all_to_all' : ''} (measured on 2x H200, NCCL 2.28)`);
     pushPeak('runtimeOverhead', 'Runtime/context', runtime, 'CUDA context, cuBLAS handle and workspace (measured on an H200)');

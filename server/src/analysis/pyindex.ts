@@ -141,7 +141,12 @@ export class PythonIndex {
   /** Index ranges of `if` bodies whose condition is a literal-valued false. */
   private readonly deadRanges: Array<[number, number]> = [];
 
-  constructor(tree: Tree, kwargNames: readonly string[] = []) {
+  /**
+   * @param kwargNames keyword arguments to index by name (for `kwargValues`).
+   * @param argOverrides argparse destinations -> values passed on a launch script's command line;
+   *   they win over the defaults in the script.
+   */
+  constructor(tree: Tree, kwargNames: readonly string[] = [], private readonly argOverrides: ReadonlyMap<string, string> = new Map()) {
     this.root = tree.rootNode;
     const wanted = new Set(kwargNames);
     const ifs: Array<{ condition: Node; body: Node }> = [];
@@ -229,6 +234,15 @@ export class PythonIndex {
       const value = this.evaluate(condition);
       if (value === false || value === 0 || value === null || value === '') this.deadRanges.push([body.startIndex, body.endIndex]);
     }
+  }
+
+  /** An argparse destination's value: the launch script's argument if one was passed, else the default. */
+  argValue(dest: string): { value: PyValue; node: Node } | undefined {
+    const def = this.argDefaults.get(dest);
+    if (!def) return undefined;
+    const passed = this.argOverrides.get(dest);
+    const value = passed !== undefined ? shellArgValue(passed) : this.evaluate(def);
+    return value === undefined ? undefined : { value, node: def };
   }
 
   /** The calls inside `node` (by position, without walking the tree). */
@@ -379,6 +393,8 @@ export class PythonIndex {
         const object = node.childForFieldName('object');
         const attr = node.childForFieldName('attribute')?.text;
         if (object?.type === 'identifier' && attr && (object.text === 'args' || object.text === 'opts' || object.text === 'cfg' || object.text === 'config')) {
+          const passed = this.argOverrides.get(attr);
+          if (passed !== undefined) return shellArgValue(passed);
           const def = this.argDefaults.get(attr);
           if (def) return this.evaluate(def, depth + 1);
         }
@@ -451,6 +467,14 @@ export class PythonIndex {
     const v = this.evaluate(node);
     return typeof v === 'string' ? v : undefined;
   }
+}
+
+/** A command-line argument as argparse with `type=int/float` or a flag would see it. */
+function shellArgValue(text: string): PyValue {
+  if (text === 'True' || text === 'true') return true;
+  if (text === 'False' || text === 'false') return false;
+  const n = Number(text);
+  return text.trim() !== '' && Number.isFinite(n) ? n : text;
 }
 
 /** The innermost enclosing node of one of `types`, or undefined. */

@@ -10,9 +10,14 @@ import type { Finding, Rule, Severity } from './types';
 
 const ASYNC_IGNORES = ['max_split_size_mb', 'roundup_power2_divisions', 'garbage_collection_threshold'];
 
-function literalRange(conf: Located<string>): Located<string>['loc'] {
-  // The located node is the string literal itself; replace its contents, keeping the quotes.
-  return { line: conf.loc.line, character: conf.loc.character + 1, endLine: conf.loc.endLine, endCharacter: conf.loc.endCharacter - 1 };
+function literalRange(conf: Located<string>, text: string): Located<string>['loc'] {
+  // Replace the literal's contents and keep its quotes (a bare shell word has none).
+  const lines = text.split('\n');
+  const first = lines[conf.loc.line]?.[conf.loc.character];
+  const quoted = first === '"' || first === "'";
+  return quoted
+    ? { line: conf.loc.line, character: conf.loc.character + 1, endLine: conf.loc.endLine, endCharacter: conf.loc.endCharacter - 1 }
+    : conf.loc;
 }
 
 export const rule: Rule = {
@@ -20,8 +25,8 @@ export const rule: Rule = {
   class: 'alloc-conf',
   title: 'PYTORCH_CUDA_ALLOC_CONF problems',
   docs: 'rules/HR009.md',
-  languages: ['python'],
-  detect({ facts, device }): Finding[] {
+  languages: ['python', 'bash'],
+  detect({ facts, device, text }): Finding[] {
     if (!facts) return [];
     const findings: Finding[] = [];
     for (const conf of facts.allocConf) {
@@ -34,7 +39,7 @@ export const rule: Rule = {
           loc: conf.loc,
           message,
           fix,
-          ...(fixed && { codeFix: { title: `Use "${formatAllocConf(fixed)}"`, edits: [{ range: literalRange(conf), newText: formatAllocConf(fixed) }] } }),
+          ...(fixed && { codeFix: { title: `Use "${formatAllocConf(fixed)}"`, edits: [{ range: literalRange(conf, text), newText: formatAllocConf(fixed) }] } }),
           evidence: [`line ${conf.loc.line + 1}: ${conf.evidence}`],
         });
       };
