@@ -64,6 +64,8 @@ export interface ReplayOptions {
   segmentCalls?: boolean;
   /** The device's total memory; sizes expandable segments' address space (default 80 GiB). */
   deviceTotalBytes?: number;
+  /** Report this many call stacks that hold the most bytes at each variant's allocated peak. */
+  peakSites?: number;
   /**
    * Replay each device's trace from this entry on, as if the ring buffer had dropped everything
    * before it; the allocator state there is reconstructed from the final segments (default 0).
@@ -88,6 +90,13 @@ export interface ReplayOom {
   frames: ReplayFrame[];
 }
 
+export interface ReplayPeakSite {
+  bytes: number;
+  /** Live allocations made through this stack. */
+  count: number;
+  frames: ReplayFrame[];
+}
+
 export interface ReplayDeviceResult {
   device: number;
   reservedPeakBytes: number;
@@ -108,6 +117,12 @@ export interface ReplayDeviceResult {
   ooms: number;
   firstOom: ReplayOom | null;
   timeline?: { allocatedBytes: Float64Array; reservedBytes: Float64Array };
+  /**
+   * When options.peakSites: the call stacks holding the most requested bytes at the allocated peak
+   * (an empty frame list: allocations recorded without Python frames, such as autograd's backward
+   * pass, and blocks already live when the trace starts).
+   */
+  peakSites?: ReplayPeakSite[];
   segmentCalls?: Float64Array;
 }
 

@@ -190,14 +190,15 @@ class ReplayWorker final : public PromiseWorker {
  public:
   ReplayWorker(Napi::Env env, const Addon& addon, SnapshotInput input,
                std::vector<VariantRequest> variants, bool timeline, bool segmentCalls, uint64_t deviceTotalBytes,
-               uint32_t firstEvent)
+               uint32_t firstEvent, uint32_t peakSites)
       : PromiseWorker(env, addon),
         input_(std::move(input)),
         variants_(std::move(variants)),
         timeline_(timeline),
         segmentCalls_(segmentCalls),
         deviceTotal_(deviceTotalBytes),
-        firstEvent_(firstEvent) {}
+        firstEvent_(firstEvent),
+        peakSites_(peakSites) {}
 
  private:
   void Compute() override {
@@ -228,6 +229,7 @@ class ReplayWorker final : public PromiseWorker {
       options[i].deviceTotalBytes = deviceTotal_;
       options[i].timeline = timeline_;
       options[i].segmentCalls = segmentCalls_;
+      options[i].peakSites = peakSites_;
     }
     const size_t threads = std::max<size_t>(1, std::min<size_t>(variants_.size(), std::thread::hardware_concurrency()));
     std::atomic<size_t> next{0};
@@ -278,6 +280,19 @@ class ReplayWorker final : public PromiseWorker {
     return frames;
   }
 
+  Napi::Array framesArray(Napi::Env env, uint32_t stack) const {
+    Napi::Array frames = Napi::Array::New(env);
+    uint32_t k = 0;
+    for (const FrameOut& f : framesOf(stack)) {
+      Napi::Object fo = Napi::Object::New(env);
+      fo.Set("filename", f.filename);
+      fo.Set("line", Napi::Number::New(env, static_cast<double>(f.line)));
+      fo.Set("name", f.name);
+      frames.Set(k++, fo);
+    }
+    return frames;
+  }
+
   Napi::Object deviceResult(Napi::Env env, const ReplayResult& r) const {
     const DevicePlan& plan = plans_[r.device];
     Napi::Object o = Napi::Object::New(env);
@@ -296,16 +311,7 @@ class ReplayWorker final : public PromiseWorker {
       oom.Set("eventIndex", BigNumber(env, r.firstOom.eventIndex));
       oom.Set("allocIndex", BigNumber(env, r.firstOom.allocIndex));
       oom.Set("sizeBytes", BigNumber(env, r.firstOom.sizeBytes));
-      Napi::Array frames = Napi::Array::New(env);
-      uint32_t k = 0;
-      for (const FrameOut& f : framesOf(snapshot_.events.stack[plan.begin + r.firstOom.eventIndex])) {
-        Napi::Object fo = Napi::Object::New(env);
-        fo.Set("filename", f.filename);
-        fo.Set("line", Napi::Number::New(env, static_cast<double>(f.line)));
-        fo.Set("name", f.name);
-        frames.Set(k++, fo);
-      }
-      oom.Set("frames", frames);
+      oom.Set("frames", framesArray(env, snapshot_.events.stack[plan.begin + r.firstOom.eventIndex]));
       o.Set("firstOom", oom);
     } else {
       o.Set("firstOom", env.Null());
@@ -320,6 +326,18 @@ class ReplayWorker final : public PromiseWorker {
       t.Set("allocatedBytes", toArray(r.allocatedTimeline));
       t.Set("reservedBytes", toArray(r.reservedTimeline));
       o.Set("timeline", t);
+    }
+    if (peakSites_ != 0) {
+      Napi::Array sites = Napi::Array::New(env);
+      for (uint32_t i = 0; i < r.peakSites.size(); ++i) {
+        const PeakSite& site = r.peakSites[i];
+        Napi::Object so = Napi::Object::New(env);
+        so.Set("bytes", BigNumber(env, site.bytes));
+        so.Set("count", BigNumber(env, site.count));
+        so.Set("frames", framesArray(env, site.stack));
+        sites.Set(i, so);
+      }
+      o.Set("peakSites", sites);
     }
     if (segmentCalls_) {
       // [eventIndex, +bytes | -bytes] pairs, in call order.
@@ -399,6 +417,7 @@ class ReplayWorker final : public PromiseWorker {
   bool segmentCalls_;
   uint64_t deviceTotal_;
   uint32_t firstEvent_;
+  uint32_t peakSites_;
   Snapshot snapshot_;
   std::vector<DevicePlan> plans_;
   std::string ownSettings_;
@@ -482,8 +501,12 @@ Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info) {
   }
   const bool timeline = options.Get("timeline").ToBoolean().Value();
   const bool segmentCalls = options.Get("segmentCalls").ToBoolean().Value();
+  uint64_t peakSites = 0;
+  if (!ReadBytesOption(options.Get("peakSites"), peakSites) || peakSites > 100000) {
+    return Rejected(env, addon, "Expected options.peakSites to be a count between 0 and 100000");
+  }
   auto* worker = new ReplayWorker(env, addon, std::move(input), std::move(variants), timeline, segmentCalls, deviceTotal,
-                                 static_cast<uint32_t>(firstEvent));
+                                 static_cast<uint32_t>(firstEvent), static_cast<uint32_t>(peakSites));
   Napi::Promise promise = worker->promise();
   worker->Queue();
   return promise;

@@ -36,6 +36,7 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
           plan.requestSize.push_back(b.size);
           plan.requestStream.push_back(seg.stream);
           plan.requestEvent.push_back(kNil);
+          plan.requestStack.push_back(0);
           requested.push_back(b.state == BlockState::Pending);
           live[b.address] = r;
         }
@@ -54,6 +55,7 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
           plan.requestSize.push_back(ev.size[e]);
           plan.requestStream.push_back(static_cast<uint64_t>(ev.stream[e]));
           plan.requestEvent.push_back(i);
+          plan.requestStack.push_back(ev.stack[e]);
           requested.push_back(false);
           if (action == kAlloc) live[ev.addr[e]] = r;
           if (action == kOom) ++plan.recordedOoms;
@@ -104,6 +106,47 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
   return plans;
 }
 
+namespace {
+
+// Live requests right after event `peak`, grouped by call stack: a request is live from its alloc
+// until its free_requested (or a free_completed without one), unless the variant could not satisfy it.
+std::vector<PeakSite> peakSitesAt(const DevicePlan& plan, const std::vector<bool>& failed, uint32_t peak, uint32_t limit) {
+  std::vector<bool> live(plan.requests, false);
+  for (uint64_t r = 0; r < plan.initialRequests; ++r) live[r] = true;
+  const uint32_t n = plan.end - plan.begin;
+  for (uint32_t i = 0; i <= peak && i < n; ++i) {
+    const uint32_t r = plan.request[i];
+    switch (plan.op[i]) {
+      case PlanOp::Alloc:
+        live[r] = !failed[r];
+        break;
+      case PlanOp::FreeRequested:
+      case PlanOp::FreeBoth:
+        live[r] = false;
+        break;
+      default:
+        break;
+    }
+  }
+  std::unordered_map<uint32_t, PeakSite> byStack;
+  for (uint64_t r = 0; r < plan.requests; ++r) {
+    if (!live[r]) continue;
+    PeakSite& site = byStack.try_emplace(plan.requestStack[r], PeakSite{plan.requestStack[r], 0, 0}).first->second;
+    site.bytes += plan.requestSize[r];
+    site.count += 1;
+  }
+  std::vector<PeakSite> sites;
+  sites.reserve(byStack.size());
+  for (const auto& [stack, site] : byStack) sites.push_back(site);
+  std::sort(sites.begin(), sites.end(), [](const PeakSite& a, const PeakSite& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.stack < b.stack;
+  });
+  if (sites.size() > limit) sites.resize(limit);
+  return sites;
+}
+
+}  // namespace
+
 ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) {
   ReplayResult result;
   result.device = plan.device;
@@ -111,6 +154,7 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
   if (options.segmentCalls) sim.logSegmentCalls(&result.segmentCalls);
   sim.setAddressHints(plan.segmentAddresses);
   std::vector<uint32_t> blockOf(plan.requests, kNil);
+  std::vector<bool> failed(options.peakSites != 0 ? plan.requests : 0, false);
   if (plan.initial.supported) {
     size_t k = 0;
     for (const InitialSegment& seg : plan.initial.segments) {
@@ -143,6 +187,7 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
       case PlanOp::FailedAlloc: {
         const uint32_t b = sim.malloc(plan.requestSize[r], plan.requestStream[r], r);
         if (b == kNil) {
+          if (!failed.empty()) failed[r] = true;
           if (!result.hasOom) {
             result.hasOom = true;
             result.firstOom.eventIndex = i;
@@ -187,6 +232,7 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
       result.reservedTimeline[i] = static_cast<double>(s.reservedBytes);
     }
   }
+  if (options.peakSites != 0) result.peakSites = peakSitesAt(plan, failed, result.allocatedPeakEvent, options.peakSites);
   const SimStats& s = sim.stats();
   result.reservedPeakBytes = s.reservedPeakBytes;
   result.allocatedPeakBytes = s.allocatedPeakBytes;

@@ -34,6 +34,7 @@ struct DevicePlan {
   std::vector<uint64_t> requestSize;
   std::vector<uint64_t> requestStream;
   std::vector<uint32_t> requestEvent;  // Event index (within the device) of the request.
+  std::vector<uint32_t> requestStack;  // Stack id of the request (0 for blocks live at the start).
   uint64_t requests = 0;         // Including the blocks already live at the start.
   uint64_t initialRequests = 0;  // Requests 0..initialRequests-1 stand for those live blocks.
   uint64_t unmatchedFrees = 0;   // Frees of blocks the trace never allocated and no reconstruction explains.
@@ -57,6 +58,14 @@ struct ReplayOptions {
   uint64_t deviceTotalBytes = 0;  // Sizes expandable segments' address space.
   bool timeline = false;
   bool segmentCalls = false;  // Record the device-memory calls (for comparing with the trace).
+  uint32_t peakSites = 0;     // Report this many call stacks holding the most bytes at the allocated peak.
+};
+
+// Bytes the program held through one call stack at the allocated peak.
+struct PeakSite {
+  uint32_t stack;
+  uint64_t bytes;  // Requested bytes of the live allocations made there.
+  uint64_t count;
 };
 
 struct ReplayOom {
@@ -83,6 +92,7 @@ struct ReplayResult {
   ReplayOom firstOom;
   std::vector<double> allocatedTimeline;  // Per event, when requested.
   std::vector<double> reservedTimeline;
+  std::vector<PeakSite> peakSites;           // When requested, most bytes first.
   std::vector<SegmentCall> segmentCalls;     // When requested.
   std::vector<uint32_t> segmentCallEvents;   // The event during which each call was made.
 };

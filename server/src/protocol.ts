@@ -141,6 +141,72 @@ export namespace SnapshotSummaryRequest {
 }
 
 // ---------------------------------------------------------------------------------------------
+// What-if replay of memory snapshots (server/src/replay/, docs/REPLAY.md)
+
+export interface ReplayVariantParams {
+  /** A PYTORCH_CUDA_ALLOC_CONF string; null or absent = the settings the snapshot recorded. */
+  settings?: string | null;
+  /** The most bytes the allocator may reserve (a fraction limit or a smaller card); null = unlimited. */
+  capacityBytes?: number | null;
+}
+
+export interface ReplaySnapshotParams {
+  /** A file URI or path to a `.pickle` or `.pickle.gz` memory snapshot. */
+  uri: string;
+  /** The what-ifs to replay; empty = only the snapshot's own settings. */
+  variants: ReplayVariantParams[];
+  /** Include allocated and reserved bytes after every trace entry (every entry, not a sample). */
+  timeline: boolean;
+}
+
+export interface ReplayFrameInfo {
+  filename: string;
+  line: number;
+  name: string;
+}
+
+/** Where memory was held at the allocated peak, with the frame in the workspace when there is one. */
+export interface ReplayPeakSiteInfo {
+  bytes: number;
+  count: number;
+  frames: ReplayFrameInfo[];
+  /** The innermost frame inside a workspace folder, as a file URI and 0-based line; null if none. */
+  workspaceSite: { uri: string; line: number; name: string } | null;
+}
+
+export interface ReplayVariantInfo {
+  settings: string;
+  capacityBytes: number | null;
+  reservedPeakBytes: number;
+  allocatedPeakBytes: number;
+  fragmentationBytes: number;
+  segmentAllocs: number;
+  segmentFrees: number;
+  allocRetries: number;
+  ooms: number;
+  firstOom: null | { eventIndex: number; allocIndex: number; sizeBytes: number; frames: ReplayFrameInfo[] };
+  /** Call stacks holding the most bytes at this variant's allocated peak (device with the highest peak). */
+  peakSites: ReplayPeakSiteInfo[];
+  /** When requested: bytes after every trace entry of that device. */
+  timeline: { allocatedBytes: number[]; reservedBytes: number[] } | null;
+}
+
+export interface ReplaySnapshotResult {
+  source: { events: number; devices: number; settings: string; startReconstructed: boolean; notes: string[] };
+  variants: ReplayVariantInfo[];
+}
+
+/**
+ * Sent from the client to the server to replay a snapshot through the caching-allocator simulator
+ * under each variant. The server also marks the workspace lines holding the most memory at the
+ * peak of the first variant (diagnostics of source `headroom-replay`).
+ */
+export namespace ReplaySnapshotRequest {
+  export const method: 'headroom/replaySnapshot' = 'headroom/replaySnapshot';
+  export const type = new RequestType<ReplaySnapshotParams, ReplaySnapshotResult, void>(method);
+}
+
+// ---------------------------------------------------------------------------------------------
 // Reproducer runs (server/src/runs/)
 
 /** A reproducer probe, as listed by `headroom repro list --json` and `headroom/listProbes`. */

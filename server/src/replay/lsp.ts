@@ -1,12 +1,101 @@
-import { fileURLToPath } from 'node:url';
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
 import type { ServerContext } from '../context';
-import { SnapshotSummaryRequest } from '../protocol';
+import { formatBytes } from '../format';
+import {
+  ReplaySnapshotRequest,
+  SnapshotSummaryRequest,
+  type ReplayPeakSiteInfo,
+  type ReplaySnapshotParams,
+  type ReplaySnapshotResult,
+} from '../protocol';
+import { toReplayJson } from './replay';
 import { summarizeSnapshotFile } from './summary';
+import { loadNative, type ReplayFrame } from '../../../native/index';
+
+const DIAGNOSTIC_SOURCE = 'headroom-replay';
+/** Call stacks reported per variant; the panel lists them and the top ones become line markers. */
+const PEAK_SITES = 20;
+const MARKED_SITES = 8;
+
+function toPath(uri: string): string {
+  return uri.startsWith('file:') ? fileURLToPath(uri) : uri;
+}
+
+/** The innermost frame whose file lies inside a workspace folder (the user's own code). */
+export function workspaceSite(frames: readonly ReplayFrame[], folders: readonly string[]): ReplayPeakSiteInfo['workspaceSite'] {
+  for (const f of frames) {
+    const file = path.resolve(f.filename);
+    if (folders.some((folder) => file.startsWith(path.resolve(folder) + path.sep))) {
+      return { uri: pathToFileURL(file).href, line: Math.max(0, f.line - 1), name: f.name };
+    }
+  }
+  return null;
+}
+
+/** Replays a snapshot for the editor: the CLI's report plus peak sites and timelines. */
+export async function replayForEditor(params: ReplaySnapshotParams, folders: readonly string[]): Promise<ReplaySnapshotResult> {
+  const report = await loadNative().replaySnapshot(toPath(params.uri), {
+    variants: params.variants.length > 0 ? params.variants : [{}],
+    timeline: params.timeline,
+    peakSites: PEAK_SITES,
+  });
+  const json = toReplayJson(report);
+  return {
+    source: json.source,
+    variants: report.variants.map((v, i) => ({
+      ...json.variants[i]!,
+      peakSites: (v.peakSites ?? []).map((s) => ({ ...s, workspaceSite: workspaceSite(s.frames, folders) })),
+      timeline: v.timeline ? { allocatedBytes: Array.from(v.timeline.allocatedBytes), reservedBytes: Array.from(v.timeline.reservedBytes) } : null,
+    })),
+  };
+}
+
+/** One information marker per workspace line that held the most memory at the peak. */
+export function peakDiagnostics(result: ReplaySnapshotResult, snapshotName: string): Map<string, Diagnostic[]> {
+  const byUri = new Map<string, Diagnostic[]>();
+  const variant = result.variants[0];
+  if (!variant) return byUri;
+  const perLine = new Map<string, { uri: string; line: number; bytes: number; count: number }>();
+  for (const site of variant.peakSites) {
+    if (!site.workspaceSite) continue;
+    const key = `${site.workspaceSite.uri}#${site.workspaceSite.line}`;
+    const entry = perLine.get(key) ?? { uri: site.workspaceSite.uri, line: site.workspaceSite.line, bytes: 0, count: 0 };
+    entry.bytes += site.bytes;
+    entry.count += site.count;
+    perLine.set(key, entry);
+  }
+  const top = [...perLine.values()].sort((a, b) => b.bytes - a.bytes).slice(0, MARKED_SITES);
+  for (const site of top) {
+    const diagnostic: Diagnostic = {
+      range: { start: { line: site.line, character: 0 }, end: { line: site.line, character: Number.MAX_SAFE_INTEGER } },
+      severity: DiagnosticSeverity.Information,
+      source: DIAGNOSTIC_SOURCE,
+      message:
+        `${formatBytes(site.bytes)} live here at the peak (${site.count} allocation${site.count === 1 ? '' : 's'}; ` +
+        `${formatBytes(variant.allocatedPeakBytes)} allocated in all) in ${snapshotName}`,
+    };
+    const list = byUri.get(site.uri) ?? [];
+    list.push(diagnostic);
+    byUri.set(site.uri, list);
+  }
+  return byUri;
+}
 
 export function register(ctx: ServerContext): void {
   ctx.connection.onRequest(SnapshotSummaryRequest.type, (params) =>
-    ctx.track('snapshot summary', () =>
-      summarizeSnapshotFile(params.uri.startsWith('file:') ? fileURLToPath(params.uri) : params.uri),
-    ),
+    ctx.track('snapshot summary', () => summarizeSnapshotFile(toPath(params.uri))),
+  );
+  ctx.connection.onRequest(ReplaySnapshotRequest.type, (params) =>
+    ctx.track('snapshot replay', async () => {
+      const result = await replayForEditor(params, ctx.workspaceFolders());
+      // A new replay replaces the previous one's markers.
+      ctx.diagnostics.clearSource(DIAGNOSTIC_SOURCE);
+      for (const [uri, diagnostics] of peakDiagnostics(result, path.basename(toPath(params.uri)))) {
+        ctx.diagnostics.set(DIAGNOSTIC_SOURCE, uri, diagnostics);
+      }
+      return result;
+    }),
   );
 }
