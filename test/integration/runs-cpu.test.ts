@@ -86,30 +86,37 @@ describe.skipIf(python === undefined)('rank-divergent-allocation on CPU gloo (se
     expect(shown.cells.map((c) => c.outcome)).toEqual(run.cells.map((c) => c.outcome));
   }, 300000);
 
+  // A cell that stays alive: the script sleeps in one C call on both ranks (no desync to confirm early).
+  const sleeper = join(__dirname, '..', 'fixtures', 'runs', 'sleep_unless_as_is.py');
+
   it('cancel kills the supervisor and every rank, and keeps the record', async () => {
     const store = new RunStore(mkdtempSync(join(tmpdir(), 'hr-runs-')));
     const manager = new RunManager(store);
     const handle = await manager.start(
-      { probe: 'rank-divergent-allocation', target: 'local', variants: ['naive'], hangWindowSeconds: 600, python: python! },
+      { probe: 'script', target: 'local', variants: ['expandable-segments'], ranks: 2, hangWindowSeconds: 600, python: python!, args: [sleeper] },
       quietListener,
     );
-    const events = join(store.runDir(handle.runId), 'work', 'cells', 'naive.1', 'rank1.events.jsonl');
-    // Rank 1 has reached the fallback's recv: the run is now a live hang of two processes.
-    await waitFor('rank 1 in recv', () => existsSync(events) && readFileSync(events, 'utf8').includes('"ev":"p2p"'), 60_000);
+    const cell = join(store.runDir(handle.runId), 'work', 'cells', 'expandable-segments.1');
+    const running = (rank: number) => {
+      const events = join(cell, `rank${rank}.events.jsonl`);
+      return existsSync(events) && readFileSync(events, 'utf8').includes('"ev":"progress"');
+    };
+    await waitFor('both ranks in the script', () => running(0) && running(1), 60_000);
     expect(processesMentioning(handle.runId).length).toBeGreaterThanOrEqual(3);
     await handle.cancel();
     const run = await handle.done;
     expect(run.status).toBe('cancelled');
+    expect(run.cells).toEqual([]);
     expect(processesMentioning(handle.runId)).toEqual([]);
     expect(store.load(handle.runId).status).toBe('cancelled');
-  }, 180000);
+  }, 180_000);
 
   it('a server killed with SIGKILL mid-run loses no finished cell, and leaves no process', async () => {
     const storeDir = mkdtempSync(join(tmpdir(), 'hr-runs-'));
     const server = spawn(
       process.execPath,
-      [cliPath, 'repro', 'run', 'rank-divergent-allocation', '--target', 'local', '--variant', 'synchronized', '--variant', 'naive',
-        '--hang-window', '600', '--python', python!, '--store', storeDir, '--json'],
+      [cliPath, 'repro', 'run', 'script', '--target', 'local', '--variant', 'as-is', '--variant', 'expandable-segments',
+        '--hang-window', '600', '--python', python!, '--store', storeDir, '--json', '--', sleeper],
       { stdio: 'ignore' },
     );
     const store = new RunStore(storeDir);
@@ -121,10 +128,10 @@ describe.skipIf(python === undefined)('rank-divergent-allocation on CPU gloo (se
     await new Promise((r) => server.once('exit', r));
     const run = store.load(runId);
     expect(run.status).toBe('interrupted');
-    expect(run.cells.find((c) => c.variant === 'synchronized')?.outcome).toBe('completed');
+    expect(run.cells.map((c) => [c.variant, c.outcome])).toEqual([['as-is', 'completed']]);
     // The supervisor dies with its server (PR_SET_PDEATHSIG) and its ranks with it.
     await waitFor('no process of the run', () => processesMentioning(runId).length === 0, 10_000);
-  }, 180000);
+  }, 180_000);
 
   it('reports clearly that a GPU-only probe needs a GPU', () => {
     const store = mkdtempSync(join(tmpdir(), 'hr-runs-'));
