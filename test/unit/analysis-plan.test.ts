@@ -96,6 +96,14 @@ describe('facts and plans of real-style scripts', () => {
     expect(f?.codeFix?.edits[0]?.newText).toContain('model.gradient_checkpointing_enable()');
   });
 
+  it('counts an nn.Module defined in the script from its __init__ (literal sizes, bound constructor arguments)', async () => {
+    const { facts, plan } = await analyzeFixture('local_module_mlp.py');
+    // Embedding 32000x1024, 12 blocks of (2 LayerNorms, MultiheadAttention, 1024->4096->1024 MLP), final norm, untied head.
+    expect(plan?.params).toBe(216_692_736);
+    expect(facts?.model?.value.origin).toBe('local-class');
+    expect(plan?.assumptions.some((a) => a.includes('activations of modules defined in the script are not estimated'))).toBe(true);
+  });
+
   it('returns no plan when the model is unknown', async () => {
     const { plan } = await analyzeText('/tmp/x.py', 'import torch\nmodel = MyNet()\n');
     expect(plan).toBeUndefined();

@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Node } from 'web-tree-sitter';
+import { LocalModules } from './localModules';
 import { findModel, readLocalConfig, shapeFromConfig, type ModelShape } from './models';
 import { locOf, stringValue, type CallSite, type Loc, type PythonIndex, type PyValue } from './pyindex';
 
@@ -25,7 +26,7 @@ export type Attention = 'flash' | 'sdpa' | 'eager';
 export interface ModelFact {
   /** The hub id, path, or constructor the model came from. */
   ref: string;
-  origin: 'catalog' | 'config.json' | 'config-call';
+  origin: 'catalog' | 'config.json' | 'config-call' | 'local-class';
   shape?: ModelShape;
   configFile?: string;
 }
@@ -249,6 +250,8 @@ export function extractFacts(idx: PythonIndex, options: FactOptions): TrainingFa
     if (fn?.type === 'identifier' && compiledNames.has(fn.text)) facts.graphCalls.push(located(fn.text, call.node));
   }
 
+  if (!facts.model && idx.classes.length > 0) localModel(idx, facts);
+
   facts.batchSize ??= namedValue(BATCH_NAMES);
   facts.seqLen ??= namedValue(SEQ_NAMES);
   facts.gradAccum ??= namedValue(ACCUM_NAMES);
@@ -456,6 +459,29 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
     const value = idx.evalString(valueNode);
     if (valueNode && value !== undefined) facts.allocConf.push(located(value, valueNode));
   }
+}
+
+/** The largest instance of an nn.Module class defined in the script, counted from its `__init__`. */
+function localModel(idx: PythonIndex, facts: TrainingFacts): void {
+  const modules = new LocalModules(idx);
+  let best: { call: CallSite; params: number } | undefined;
+  for (const call of idx.calls) {
+    if (!modules.has(call.calleeText) || idx.isDead(call.node)) continue;
+    let top: Node = call.node;
+    while (top.parent && (top.parent.type === 'attribute' || top.parent.type === 'call')) top = top.parent;
+    if (top.parent?.type !== 'assignment') continue;
+    const params = modules.countCall(call.node);
+    if (params !== undefined && (!best || params > best.params)) best = { call, params };
+  }
+  if (!best) return;
+  setModel(facts, {
+    ref: `${best.call.calleeText}(...)`,
+    origin: 'local-class',
+    shape: {
+      kind: 'opaque', family: 'local', params: best.params, activationBytesPerSample: 0,
+      source: `parameters counted from ${best.call.calleeText}.__init__; activations of modules defined in the script are not estimated`,
+    },
+  }, best.call.node);
 }
 
 const EMBEDDING_NAMES = ['embed', 'wte', 'tok_embeddings', 'word_embeddings'];

@@ -123,6 +123,7 @@ function activationTerms(
     const image = facts.imageSize?.value ?? 224;
     const scale = (image / 224) ** 2 * (bytesOf(compute) === 4 ? 2 : 1);
     const activations = Math.round(shape.activationBytesPerSample * batch * scale);
+    if (shape.activationBytesPerSample === 0) assumptions.push(shape.source);
     return {
       activations,
       logits: 0,

@@ -103,6 +103,7 @@ const INDEX_QUERY = `
 (try_statement) @try
 (delete_statement) @delete
 (function_definition) @function
+(class_definition) @class
 (keyword_argument name: (identifier) @kw_name value: (_) @kw_value)
 `;
 
@@ -137,6 +138,7 @@ export class PythonIndex {
   readonly tryStatements: Node[] = [];
   readonly deleteStatements: Node[] = [];
   readonly functions: Node[] = [];
+  readonly classes: Node[] = [];
   readonly root: Node;
   /** Index ranges of `if` bodies whose condition is a literal-valued false. */
   private readonly deadRanges: Array<[number, number]> = [];
@@ -214,6 +216,9 @@ export class PythonIndex {
           break;
         case 'function':
           this.functions.push(first.node);
+          break;
+        case 'class':
+          this.classes.push(first.node);
           break;
         case 'kw_name':
         case 'kw_value': {
@@ -349,7 +354,7 @@ export class PythonIndex {
    * those, names bound to literals, `args.x` argparse defaults, `os.environ.get(k, default)`,
    * `int(...)`/`float(...)`, and arithmetic on those. Returns undefined when it cannot.
    */
-  evaluate(node: Node | null | undefined, depth = 0): PyValue | undefined {
+  evaluate(node: Node | null | undefined, depth = 0, env?: ReadonlyMap<string, PyValue>): PyValue | undefined {
     if (!node || depth > 8) return undefined;
     switch (node.type) {
       case 'integer': {
@@ -370,24 +375,26 @@ export class PythonIndex {
       case 'concatenated_string':
         return stringValue(node);
       case 'parenthesized_expression':
-        return this.evaluate(node.namedChildren[0], depth + 1);
+        return this.evaluate(node.namedChildren[0], depth + 1, env);
       case 'not_operator': {
-        const v = this.evaluate(node.childForFieldName('argument'), depth + 1);
+        const v = this.evaluate(node.childForFieldName('argument'), depth + 1, env);
         return v === undefined ? undefined : !v || (Array.isArray(v) && v.length === 0);
       }
       case 'conditional_expression': {
         const [whenTrue, condition, whenFalse] = node.namedChildren;
-        const c = this.evaluate(condition, depth + 1);
+        const c = this.evaluate(condition, depth + 1, env);
         if (c === undefined) return undefined;
-        return this.evaluate(c && c !== 0 ? whenTrue : whenFalse, depth + 1);
+        return this.evaluate(c && c !== 0 ? whenTrue : whenFalse, depth + 1, env);
       }
       case 'unary_operator': {
-        const v = this.evaluate(node.childForFieldName('argument'), depth + 1);
+        const v = this.evaluate(node.childForFieldName('argument'), depth + 1, env);
         return typeof v === 'number' && node.child(0)?.text === '-' ? -v : v;
       }
       case 'identifier': {
+        const local = env?.get(node.text);
+        if (local !== undefined) return local;
         const bound = this.assignments.get(node.text);
-        return bound && bound.id !== node.id ? this.evaluate(bound, depth + 1) : undefined;
+        return bound && bound.id !== node.id ? this.evaluate(bound, depth + 1, env) : undefined;
       }
       case 'attribute': {
         const object = node.childForFieldName('object');
@@ -396,13 +403,13 @@ export class PythonIndex {
           const passed = this.argOverrides.get(attr);
           if (passed !== undefined) return shellArgValue(passed);
           const def = this.argDefaults.get(attr);
-          if (def) return this.evaluate(def, depth + 1);
+          if (def) return this.evaluate(def, depth + 1, env);
         }
         return undefined;
       }
       case 'binary_operator': {
-        const a = this.evaluate(node.childForFieldName('left'), depth + 1);
-        const b = this.evaluate(node.childForFieldName('right'), depth + 1);
+        const a = this.evaluate(node.childForFieldName('left'), depth + 1, env);
+        const b = this.evaluate(node.childForFieldName('right'), depth + 1, env);
         const op = node.childForFieldName('operator')?.text;
         if (typeof a !== 'number' || typeof b !== 'number') return undefined;
         switch (op) {
@@ -417,15 +424,15 @@ export class PythonIndex {
       }
       case 'list':
       case 'tuple': {
-        const items = node.namedChildren.map((c) => this.evaluate(c, depth + 1));
+        const items = node.namedChildren.map((c) => this.evaluate(c, depth + 1, env));
         return items.every((i) => i !== undefined) ? (items as PyValue[]) : undefined;
       }
       case 'dictionary': {
         const out: Record<string, PyValue> = {};
         for (const pair of node.namedChildren) {
           if (pair?.type !== 'pair') continue;
-          const k = this.evaluate(pair.childForFieldName('key'), depth + 1);
-          const v = this.evaluate(pair.childForFieldName('value'), depth + 1);
+          const k = this.evaluate(pair.childForFieldName('key'), depth + 1, env);
+          const v = this.evaluate(pair.childForFieldName('value'), depth + 1, env);
           if (typeof k === 'string' && v !== undefined) out[k] = v;
         }
         return out;
@@ -435,18 +442,18 @@ export class PythonIndex {
         if (!fn) return undefined;
         const name = this.canonical(fn);
         if (name === 'int' || name === 'float' || name === 'str') {
-          const v = this.evaluate(this.positional(node, 0), depth + 1);
+          const v = this.evaluate(this.positional(node, 0), depth + 1, env);
           if (name === 'str') return v === undefined ? undefined : String(v);
           const n = typeof v === 'string' ? Number(v) : v;
           return typeof n === 'number' && Number.isFinite(n) ? (name === 'int' ? Math.trunc(n) : n) : undefined;
         }
-        if (name === 'os.environ.get' || name === 'os.getenv') return this.evaluate(this.positional(node, 1), depth + 1);
+        if (name === 'os.environ.get' || name === 'os.getenv') return this.evaluate(this.positional(node, 1), depth + 1, env);
         if (name === 'dict') {
           const out: Record<string, PyValue> = {};
           for (const arg of node.childForFieldName('arguments')?.namedChildren ?? []) {
             if (arg?.type !== 'keyword_argument') continue;
             const k = arg.childForFieldName('name')?.text;
-            const v = this.evaluate(arg.childForFieldName('value'), depth + 1);
+            const v = this.evaluate(arg.childForFieldName('value'), depth + 1, env);
             if (k && v !== undefined) out[k] = v;
           }
           return out;
