@@ -307,7 +307,10 @@ def _sampler(main_ident, period_s):
                 fields["deviceFreeBytes"] = free
             emit("mem", **fields)
         site = _main_frame_site(main_ident)
-        if site is not None and site != last_site:
+        # Loading an extension module (libtorch) is one long C call; on a loaded host it can outlast
+        # the hang window, so an import in progress counts as progress on every tick.
+        importing = site is not None and site[0].startswith("<frozen importlib")
+        if site is not None and (site != last_site or importing):
             last_site = site
             emit("moved", file=site[0], line=site[1])
 
