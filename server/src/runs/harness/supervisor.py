@@ -541,6 +541,7 @@ def run_cell(plan, env_info, shim, notes, variant, repeat):
         r.read_events()
         evidence.extend(r.evidence)
     outcome, tracebacks, backtrace = classify(ranks, hang, evidence)
+    evidence = list(dict.fromkeys(evidence))  # the same line from every rank once
     if not hang:
         stacks = tracebacks
     metrics = dict(hang_timing)
