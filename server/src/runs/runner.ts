@@ -81,10 +81,6 @@ export class RunManager {
     private readonly targetFor: (id: string) => Target = resolveTarget,
   ) {}
 
-  isRunning(runId: string): boolean {
-    return this.running.has(runId);
-  }
-
   async cancel(runId: string): Promise<void> {
     const handle = this.running.get(runId);
     if (!handle) throw new RunError('HR_UNKNOWN_RUN', `run "${runId}" is not running`);

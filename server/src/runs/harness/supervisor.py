@@ -140,7 +140,6 @@ class Rank:
         self.evidence = []
         self.metrics = {}
         self.memory = []
-        self.exit_code = None
 
     def read_events(self):
         """New complete event lines since the last call; returns True when one of them is progress."""
