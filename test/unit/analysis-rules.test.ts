@@ -74,6 +74,7 @@ describe('quick fixes remove their finding', () => {
     ['HR002', 'seed000_rccl_after_del.py', 'MI325X'],
     ['HR003', 'seed003_resident_adamw.py', 'RNGD'],
     ['HR004', 'cuda_graph_capture_threads.py', 'H100-80GB'],
+    ['HR005', 'seed004_skip_collective.py', 'H100-80GB'],
     ['HR006', 'seed004_nccl_window.cpp', 'H100-80GB'],
     ['HR007', 'seed004_nccl_window.cpp', 'H100-80GB'],
     ['HR008', 'oom_retry_in_handler.py', 'H100-80GB'],
@@ -115,6 +116,24 @@ describe('quick fixes remove their finding', () => {
     const after = await analyzeText(file, fixed);
     expect(after.facts?.checkpointing?.value).toBe(true);
     expect(after.plan!.perCardBytes).toBeLessThan(before.plan!.perCardBytes);
+  });
+
+  it('HR005 fix makes every rank agree before the collective', async () => {
+    const { file, text } = fixture('seed004_skip_collective.py');
+    const f = (await analyzeText(file, text)).findings.find((x) => x.rule === 'HR005')!;
+    const fixed = applyEdits(text, f.codeFix!.edits);
+    expect(fixed).toContain([
+      '    ok = torch.ones(1, device="cuda")  # 1 while this rank\'s allocation succeeded',
+      '    try:',
+      '        workspace = torch.empty(1 << 34, dtype=torch.uint8, device="cuda")',
+      '    except torch.OutOfMemoryError:',
+      '        print(f"rank {rank}: no workspace, skipping step {step}")',
+      '        ok.zero_()',
+      '    dist.all_reduce(ok, op=dist.ReduceOp.MIN)',
+      '    if ok.item() == 0:  # some rank failed: every rank skips together',
+      '        continue',
+      '    dist.all_reduce(grad)',
+    ].join('\n'));
   });
 
   it('HR008 fix moves the retry after the handler', async () => {

@@ -84,6 +84,7 @@ function sameRange(a: Range, b: Range): boolean {
 
 export function register(ctx: ServerContext): void {
   const open = new Map<string, OpenDocument>();
+  const creating = new Map<string, Promise<void>>();
   const warnedDevices = new Set<string>();
 
   const deviceFor = async (uri: string): Promise<DeviceSpec> => {
@@ -102,14 +103,20 @@ export function register(ctx: ServerContext): void {
       const filePath = uri.startsWith('file:') ? fileURLToPath(uri) : uri;
       const language = languageForPath(filePath);
       if (!language) return;
-      let entry = open.get(uri);
-      if (!entry) {
-        entry = { parsed: await ParsedDocument.create(language, text), version };
-        open.set(uri, entry);
-      } else {
-        entry.parsed.update(text);
-        entry.version = version;
+      // Two quick edits can both arrive before the first parse finishes: share its promise.
+      let pending = creating.get(uri);
+      if (!open.has(uri) && !pending) {
+        pending = ParsedDocument.create(language, text).then((parsed) => {
+          open.set(uri, { parsed, version });
+          creating.delete(uri);
+        });
+        creating.set(uri, pending);
       }
+      if (pending) await pending;
+      const entry = open.get(uri);
+      if (!entry) return;
+      entry.parsed.update(text);
+      entry.version = version;
       const device = await deviceFor(uri);
       // A newer edit may have arrived while the settings were fetched; its own run publishes.
       if (open.get(uri)?.version !== version) return;

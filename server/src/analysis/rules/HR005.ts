@@ -5,12 +5,29 @@
  * collective until the watchdog kills the job.
  */
 import type { Node } from 'web-tree-sitter';
-import { locOf } from '../pyindex';
+import { locOf, type PythonIndex } from '../pyindex';
+import { insertAfter, insertBefore } from './edits';
 import { catchesOom, handlerBlock, isRankCondition } from './python';
-import type { Finding, Rule } from './types';
+import type { CodeFix, Finding, Rule } from './types';
 
 const EXITS = ['continue_statement', 'return_statement', 'break_statement'];
 const POINT_TO_POINT = new Set(['send', 'recv', 'isend', 'irecv']);
+
+/**
+ * Every rank records whether its try succeeded, all ranks take the minimum, and all of them take
+ * the exit together (the handler's own exit becomes "mark failed").
+ */
+function agreeFix(idx: PythonIndex, text: string, tryStmt: Node, exit: Node): CodeFix {
+  const dist = [...idx.aliases].find(([, module]) => module === 'torch.distributed')?.[0] ?? 'torch.distributed';
+  return {
+    title: 'Agree on the outcome across ranks before the collective',
+    edits: [
+      insertBefore(text, tryStmt, ['ok = torch.ones(1, device="cuda")  # 1 while this rank\'s allocation succeeded']),
+      { range: locOf(exit), newText: 'ok.zero_()' },
+      insertAfter(text, tryStmt, [`${dist}.all_reduce(ok, op=${dist}.ReduceOp.MIN)`, 'if ok.item() == 0:  # some rank failed: every rank skips together', `    ${exit.text}`]),
+    ],
+  };
+}
 
 export const rule: Rule = {
   id: 'HR005',
@@ -18,7 +35,7 @@ export const rule: Rule = {
   title: 'An OOM or rank-conditional path can skip a collective the other ranks enter',
   docs: 'rules/HR005.md',
   languages: ['python'],
-  detect({ idx, facts }): Finding[] {
+  detect({ idx, facts, text }): Finding[] {
     if (!idx || !facts || facts.collectives.length === 0) return [];
     const findings: Finding[] = [];
     const collectiveNodes = facts.collectives.map((c) => ({ c, node: idx.nodeAt(c.loc) }));
@@ -41,10 +58,13 @@ export const rule: Rule = {
         const skipped = collectiveNodes.find(({ node }) =>
           (body && node.startIndex >= body.startIndex && node.endIndex <= body.endIndex) || (node.startIndex > tryStmt.endIndex && node.endIndex <= scopeEnd));
         if (!skipped) continue;
+        const afterTry = !(body && skipped.node.startIndex >= body.startIndex && skipped.node.endIndex <= body.endIndex);
+        const exitIsStatement = exit.parent?.id === block?.id;
         findings.push({
           rule: 'HR005',
           class: 'rank-divergent-allocation',
           severity: 'warning',
+          ...(afterTry && exitIsStatement && { codeFix: agreeFix(idx, text, tryStmt, exit) }),
           loc: locOf(clause.child(0) ?? clause),
           message:
             `When this handler runs on one rank, \`${exit.text.split('\n')[0]}\` skips ${skipped.c.value} (line ${skipped.c.loc.line + 1}) that the other ranks still enter: ` +
