@@ -104,6 +104,23 @@ describe('facts and plans of real-style scripts', () => {
     expect(plan?.assumptions.some((a) => a.includes('activations of modules defined in the script are not estimated'))).toBe(true);
   });
 
+  it('reads a local config.json next to the script', async () => {
+    const { facts, plan } = await analyzeFixture('local_config/finetune_local.py');
+    expect(facts?.model?.value.origin).toBe('config.json');
+    expect(facts?.model?.value.configFile).toMatch(/my-llama\/config\.json$/);
+    // The Llama-3.2-3B shape: 3,212,749,824 parameters.
+    expect(plan?.params).toBe(3_212_749_824);
+  });
+
+  it('HR001 is an info between 90% and 100% of capacity', async () => {
+    const { file, text } = fixture('hf_llama_from_config.py');
+    const { findings, plan } = await analyzeText(file, withDefault(text, 'batch-size', 5), 'A100-40GB');
+    const ratio = plan!.perCardBytes / plan!.device.capacityBytes;
+    expect(ratio).toBeGreaterThan(0.9);
+    expect(ratio).toBeLessThan(1);
+    expect(findings.find((f) => f.rule === 'HR001')?.severity).toBe('info');
+  });
+
   it('returns no plan when the model is unknown', async () => {
     const { plan } = await analyzeText('/tmp/x.py', 'import torch\nmodel = MyNet()\n');
     expect(plan).toBeUndefined();
