@@ -19,7 +19,7 @@ import type { LineView, Signature } from './signatures/types';
 import { FindingSink } from './verdicts';
 
 /** Lines after a failure line that signatures may read (multi-line messages). */
-export const LOOKAHEAD_LINES = 12;
+const LOOKAHEAD_LINES = 12;
 /** How far back (in characters) the engine keeps text for tracebacks and preceding context. */
 const HISTORY_CHARS = 256 * 1024;
 /** Frames further back than this many lines are not part of the failure's traceback. */
@@ -72,12 +72,12 @@ function maskedLiteral(literal: string): string {
 }
 
 /** One regex, over the ASCII view, that hits every line an anchor is on. */
-export function anchorPattern(anchors: readonly string[] = ANCHORS, nonAscii: readonly string[] = NON_ASCII_ANCHORS): RegExp {
-  return new RegExp([...anchors, ...nonAscii.map(maskedLiteral)].join('|'), 'g');
+function anchorPattern(): RegExp {
+  return new RegExp([...ANCHORS, ...NON_ASCII_ANCHORS.map(maskedLiteral)].join('|'), 'g');
 }
 
 /** Cleans one decoded line for matching: colour codes and a trailing CR go. */
-export function cleanLine(decoded: string): string {
+function cleanLine(decoded: string): string {
   let line = decoded;
   if (line.endsWith('\r')) line = line.slice(0, -1);
   if (line.includes('\x1b')) line = line.replace(ANSI, '');
