@@ -3,20 +3,17 @@ import { formatBytes } from '../format';
 import { defaultSettings } from '../settings';
 import { analyzeFile, resolveDevice, type AnalysisResult } from './analyze';
 
-/** One file's report in the JSON contract of `headroom analyze --json` (lines are 1-based). */
+/** One file's report, exactly the JSON contract of `headroom analyze --json` (issue 4); lines are 1-based. */
 export interface AnalyzeReport {
   file: string;
   plan: null | {
     device: string;
     capacityBytes: number;
     perCardBytes: number;
-    allocatedPeakBytes: number;
-    peakPhase: string;
     breakdown: Record<string, number>;
-    assumptions: string[];
     line: number;
   };
-  findings: Array<{ rule: string; class: string; severity: string; line: number; message: string; fix: string | null; evidence: string[] }>;
+  findings: Array<{ rule: string; class: string; line: number; message: string; fix: string | null }>;
 }
 
 export function toReport(file: string, result: AnalysisResult): AnalyzeReport {
@@ -28,19 +25,16 @@ export function toReport(file: string, result: AnalysisResult): AnalyzeReport {
           device: plan.device.name,
           capacityBytes: plan.device.capacityBytes,
           perCardBytes: plan.perCardBytes,
-          allocatedPeakBytes: plan.allocatedPeakBytes,
-          peakPhase: plan.peakPhase,
           breakdown: Object.fromEntries(plan.breakdown.map((it) => [it.key, it.bytes])),
-          assumptions: plan.assumptions,
           line: plan.line + 1,
         }
       : null,
-    findings: result.findings.map((f) => ({ rule: f.rule, class: f.class, severity: f.severity, line: f.loc.line + 1, message: f.message, fix: f.fix, evidence: f.evidence })),
+    findings: result.findings.map((f) => ({ rule: f.rule, class: f.class, line: f.loc.line + 1, message: f.message, fix: f.fix })),
   };
 }
 
-function render(report: AnalyzeReport, result: AnalysisResult): string {
-  const out = [`${report.file}:`];
+function render(file: string, result: AnalysisResult): string {
+  const out = [`${file}:`];
   const plan = result.plan;
   if (plan) {
     const pct = Math.round((plan.perCardBytes / plan.device.capacityBytes) * 100);
@@ -74,9 +68,8 @@ export async function analyzeCommand(args: string[]): Promise<number> {
   const texts: string[] = [];
   for (const file of positionals) {
     const result = await analyzeFile(file, device);
-    const report = toReport(file, result);
-    reports.push(report);
-    texts.push(render(report, result));
+    reports.push(toReport(file, result));
+    texts.push(render(file, result));
   }
   process.stdout.write(values.json ? JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2) + '\n' : texts.join('\n'));
   return 0;
