@@ -31,6 +31,8 @@ export function createClient(serverModule: string, outputChannel: vscode.LogOutp
       { scheme: 'file', language: 'python' },
       { scheme: 'file', language: 'cpp' },
       { scheme: 'file', language: 'cuda-cpp' },
+      // Launch scripts: their torchrun arguments and PYTORCH_CUDA_ALLOC_CONF feed the analysis.
+      { scheme: 'file', language: 'shellscript' },
     ],
     outputChannel,
     synchronize: { configurationSection: 'headroom' },
