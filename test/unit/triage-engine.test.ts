@@ -273,3 +273,23 @@ describe('non-ASCII anchors', () => {
     }
   });
 });
+
+describe('more message variants', () => {
+  it('reads CUDA-graph private pools and a per-process limit in the 2.2+ message', () => {
+    const line =
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 500.00 MiB is free. ' +
+      'Process 4242 has 70.00 GiB memory in use. 40.00 GiB allowed; Of the allocated memory 39.00 GiB is allocated by PyTorch, with 12.00 GiB allocated in private pools (e.g., CUDA Graphs), ' +
+      'and 200.00 MiB is reserved by PyTorch but unallocated.';
+    const v = triageText(line, 'x').verdicts[0]!;
+    expect(v).toMatchObject({ kind: 'catchable-oom', allowedBytes: 40 * GiB, allocatedBytes: 39 * GiB, reservedUnallocatedBytes: 200 * 1024 ** 2 });
+    expect(v.processInUseBytes).toBeUndefined();
+    expect(v.explanation).toContain('private pools');
+    expect(v.fixes.map((f) => f.id)).toEqual(expect.arrayContaining(['memory-fraction', 'other-processes']));
+  });
+
+  it('names the platform of HCCL and XCCL watchdog timeouts', () => {
+    const hccl = '[rank2]:[E ProcessGroupHCCL.cpp:585] [Rank 2] Watchdog caught collective operation timeout: WorkHCCL(SeqNum=51, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800023 milliseconds before timing out.';
+    expect(triageText(hccl, 'x').verdicts[0]).toMatchObject({ kind: 'hang', platform: 'npu', rank: 2 });
+    expect(triageText(hccl.replace(/HCCL/g, 'XCCL'), 'x').verdicts[0]!.platform).toBe('xpu');
+  });
+});

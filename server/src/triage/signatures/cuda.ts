@@ -16,6 +16,7 @@ import {
 import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
+import type { Platform } from '../../protocol';
 import type { Finding, LineView, Signature } from './types';
 
 const CUDA: AllocatorPlatform = {
@@ -252,9 +253,16 @@ const ncclError: Signature = {
   },
 };
 
-const WORK = /WorkNCCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?, Timeout\(ms\)=(\d+)\)(?: ran for (\d+) milliseconds)?/;
+const WORK = /Work[NHX]CCL\(SeqNum=(\d+), OpType=(\w+)(?:, NumelIn=(\d+), NumelOut=(\d+))?, Timeout\(ms\)=(\d+)\)(?: ran for (\d+) milliseconds)?/;
 
-/** ProcessGroupNCCL's watchdog found a collective that did not finish in time. */
+/** The process group names the hardware: HCCL is Ascend's, XCCL Intel's; NCCL is also what ROCm builds print. */
+function collectivePlatform(content: string): Platform {
+  if (/HCCL/.test(content)) return 'npu';
+  if (/XCCL/.test(content)) return 'xpu';
+  return 'cuda';
+}
+
+/** ProcessGroupNCCL's (or HCCL's, XCCL's) watchdog found a collective that did not finish in time. */
 const watchdogTimeout: Signature = {
   id: 'nccl-watchdog-timeout',
   platform: 'cuda',
@@ -273,7 +281,7 @@ const watchdogTimeout: Signature = {
       signature: 'nccl-watchdog-timeout',
       role: 'timeout',
       kind: 'hang',
-      platform: 'cuda',
+      platform: collectivePlatform(line.content),
       catchable: false,
       summary: `Collective timeout: ${op} did not finish` + (work ? ` within ${Number(work[5]) / 1000} s` : ''),
       explanation:
@@ -299,7 +307,7 @@ const watchdogStuck: Signature = {
       signature: 'nccl-watchdog-stuck',
       role: 'stuck',
       kind: 'hang',
-      platform: 'cuda',
+      platform: collectivePlatform(line.content),
       catchable: false,
       summary: 'NCCL watchdog stuck' + (seconds ? ` for ${seconds[1]} s` : '') + '; the heartbeat monitor ends the process',
       explanation:
