@@ -300,6 +300,144 @@ Value PickleReader::readLong(size_t n) {
   return Value::of(Tag::BigInt, strings_.intern(b));
 }
 
+// The fast path for the dicts a snapshot is made of (trace entries, frames): a dict whose items
+// are all scalars, strings or memo references, written in one MARK ... SETITEMS batch, is read
+// straight from the input window and lowered at once, without going through the stack. Anything
+// else (a nested container, another opcode, the window ending) undoes what was read (memo entries
+// it added) and leaves the dict to the general path, which gives the same result more slowly.
+bool PickleReader::tryFlatDict() {
+  constexpr size_t kLookahead = 4096;
+  constexpr size_t kMaxItems = 128;
+  InputWindow& in = input_;
+  in.ensure(kLookahead);  // Near the end of the input, fewer bytes is fine.
+  const uint8_t* const start = in.cursor();
+  const uint8_t* p = start;
+  const uint8_t* const end = start + in.available();
+  const size_t memoBefore = memo_.size();
+  auto bail = [&] {
+    memo_.resize(memoBefore);
+    return false;
+  };
+  bool memoized = false;
+  if (p < end && *p == MEMOIZE) {
+    memoized = true;
+    memo_.push_back(Value{});  // Filled in below; a reference to it from inside means: bail.
+    ++p;
+  }
+  if (p >= end || *p != MARK) return bail();
+  ++p;
+  std::vector<Value>& items = flat_.items;
+  items.clear();
+  for (;;) {
+    if (p >= end) return bail();
+    const uint8_t op = *p++;
+    if (op == SETITEMS) break;
+    if (items.size() == kMaxItems) return bail();
+    Value v;
+    switch (op) {
+      case SHORT_BINUNICODE:
+      case BINUNICODE: {
+        size_t n;
+        if (op == SHORT_BINUNICODE) {
+          if (p >= end) return bail();
+          n = *p++;
+        } else {
+          if (end - p < 4) return bail();
+          n = static_cast<size_t>(loadLe(p, 4));
+          p += 4;
+        }
+        if (static_cast<size_t>(end - p) < n) return bail();
+        v = Value::of(Tag::Str, strings_.intern(std::string_view(reinterpret_cast<const char*>(p), n)));
+        p += n;
+        if (p < end && *p == MEMOIZE) {
+          memo_.push_back(v);
+          ++p;
+        }
+        break;
+      }
+      case BININT1:
+        if (p >= end) return bail();
+        v = Value::integer(*p++);
+        break;
+      case BININT2:
+        if (end - p < 2) return bail();
+        v = Value::integer(static_cast<int64_t>(loadLe(p, 2)));
+        p += 2;
+        break;
+      case BININT:
+        if (end - p < 4) return bail();
+        v = Value::integer(static_cast<int32_t>(static_cast<uint32_t>(loadLe(p, 4))));
+        p += 4;
+        break;
+      case LONG1: {
+        if (p >= end) return bail();
+        const size_t n = *p++;
+        if (n > 8 || static_cast<size_t>(end - p) < n) return bail();
+        uint64_t x = n == 0 ? 0 : loadLe(p, n);
+        if (n > 0 && n < 8 && (p[n - 1] & 0x80)) x |= ~uint64_t{0} << (8 * n);
+        v = Value::integer(static_cast<int64_t>(x));
+        p += n;
+        break;
+      }
+      case BINFLOAT: {
+        if (end - p < 8) return bail();
+        uint64_t bits = 0;
+        for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];
+        v = Value{Tag::Float, 0, static_cast<int64_t>(bits)};
+        p += 8;
+        break;
+      }
+      case NONE:
+        v = Value::none();
+        break;
+      case NEWTRUE:
+        v = Value::boolean(true);
+        break;
+      case NEWFALSE:
+        v = Value::boolean(false);
+        break;
+      case BINGET:
+      case LONG_BINGET: {
+        uint64_t index;
+        if (op == BINGET) {
+          if (p >= end) return bail();
+          index = *p++;
+        } else {
+          if (end - p < 4) return bail();
+          index = loadLe(p, 4);
+          p += 4;
+        }
+        if (index >= memo_.size() || (memoized && index == memoBefore) || memo_[index].tag == Tag::Unset) return bail();
+        v = memo_[index];
+        break;
+      }
+      default:
+        return bail();
+    }
+    items.push_back(v);
+  }
+  if (items.size() % 2 != 0) return bail();
+  in.advance(static_cast<size_t>(p - start));
+  // Committed: from here on this is what the general path would have done.
+  for (Value& v : items) v = adopt(v);
+  flat_.kind = Tag::Dict;
+  Value result = lowering_.lower(*this, flat_);
+  if (result.tag == Tag::Unset) {
+    result = newContainer(Tag::Dict);
+    containers_[result.ref].items.assign(items.begin(), items.end());
+  }
+  if (memoized) {
+    memo_[memoBefore] = result;
+    if (result.isContainer()) {
+      Container& c = containers_[result.ref];
+      c.memoRefs = 1;
+      c.memoSlot = static_cast<uint32_t>(std::min<uint64_t>(memoBefore, UINT32_MAX));
+    }
+  }
+  stack_.push_back(result);
+  return true;
+}
+
 Value PickleReader::run(uint64_t sizeHint) {
   InputWindow& in = input_;
   // pickle.dump memoizes about one value per 25 bytes of a snapshot; reserving address space
@@ -408,7 +546,7 @@ Value PickleReader::run(uint64_t sizeHint) {
         break;
       }
       case EMPTY_DICT:
-        stack_.push_back(newContainer(Tag::Dict));
+        if (!tryFlatDict()) stack_.push_back(newContainer(Tag::Dict));
         break;
       case EMPTY_LIST:
         stack_.push_back(newContainer(Tag::List));

@@ -110,6 +110,7 @@ class PickleReader {
 
  private:
   Value adopt(Value v);
+  bool tryFlatDict();
   Value newContainer(Tag kind);
   Container& mutableTarget(const Value& v, Tag expected, const char* opcodeName);
   void releaseItems(Container& c);
@@ -133,6 +134,7 @@ class PickleReader {
   std::vector<Value> stack_;
   std::vector<size_t> marks_;
   std::vector<Value> memo_;
+  Container flat_;         // Scratch dict for tryFlatDict.
   uint64_t opOffset_ = 0;  // Offset of the opcode being executed.
 };
 
