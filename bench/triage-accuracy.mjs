@@ -1,6 +1,7 @@
 // Prints triage accuracy on the labelled corpus (test/fixtures/logs) as the markdown tables of
-// docs/TRIAGE.md. Usage: node bench/triage-accuracy.mjs [train|holdout|blind|all] [--misses]
-// holdout: set aside when the corpus was built; blind: collected after the engine was frozen.
+// docs/TRIAGE.md. Usage: node bench/triage-accuracy.mjs [train|holdout|blind|blind2|all] [--misses]
+// holdout: set aside when the corpus was built; blind: collected after the engine was frozen;
+// blind2: a second batch collected after the fixes the first blind run prompted.
 import * as esbuild from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,8 +21,9 @@ try {
   const { loadCorpus, scoreCorpus, ratio } = await import(pathToFileURL(outfile).href);
   const corpus = loadCorpus();
   const pct = (t) => `${(100 * ratio(t)).toFixed(1)}% (${t.right}/${t.total})`;
-  const splits = split === 'all' ? ['train', 'holdout', 'blind'] : [split];
-  const inSplit = (e, s) => (s === 'blind' ? e.collected !== undefined : e.split === s && e.collected === undefined);
+  const splits = split === 'all' ? ['train', 'holdout', 'blind', 'blind2'] : [split];
+  const batches = { blind: 'after-engine-freeze', blind2: 'batch-2-after-blind-fixes' };
+  const inSplit = (e, s) => (s in batches ? e.collected === batches[s] : e.split === s && e.collected === undefined);
   for (const s of splits) {
     const score = await scoreCorpus(corpus.filter((e) => inSplit(e, s)));
     console.log(`\n### ${s} (${score.logs} logs)\n`);

@@ -467,6 +467,35 @@ const cudnnNotSupported: Signature = {
   },
 };
 
+/**
+ * Any other CUDA/HIP runtime error PyTorch raises ("CUDA error: no kernel image is available...",
+ * "misaligned address", "unspecified launch failure"): not a memory failure. Listed after the
+ * out-of-memory, illegal-address and assertion signatures, which claim their lines first.
+ */
+const otherRuntimeError: Signature = {
+  id: 'cuda-runtime-error',
+  platform: 'cuda',
+  needles: ['CUDA error: ', 'HIP error: '],
+  match(line) {
+    const m = /\b(CUDA|HIP) error: ([^.\n]+)/.exec(line.content);
+    if (!m || /out of memory/i.test(m[2]!)) return undefined;
+    return {
+      signature: 'cuda-runtime-error',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: m[1] === 'HIP' ? 'rocm' : 'cuda',
+      catchable: /Error\b/.test(line.content.slice(0, m.index)),
+      summary: `Not an OOM: ${m[1]} error: ${m[2]!.trim()}`,
+      explanation:
+        `The ${m[1]} runtime reported an error that is not about memory capacity. "no kernel image is available" means the build has no code for this GPU's ` +
+        'architecture; launch failures and misaligned addresses are kernel bugs. Freeing memory does not help.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [debugAsync],
+    };
+  },
+};
+
 export const signatures: readonly Signature[] = [
   mallocAsync,
   absurdRequest,
@@ -483,4 +512,5 @@ export const signatures: readonly Signature[] = [
   illegalAccess,
   deviceAssert,
   cudnnNotSupported,
+  otherRuntimeError,
 ];

@@ -38,8 +38,10 @@ const cachingAllocator: Signature = {
 const runtimeOom: Signature = {
   id: 'hip-runtime-oom',
   platform: 'rocm',
-  needles: ['hipErrorOutOfMemory', 'HIP error: out of memory', 'HIP_ERROR_OutOfMemory'],
+  // hipError_t(1002) is hipErrorMemoryAllocation, the old name and number of hipErrorOutOfMemory.
+  needles: ['hipErrorOutOfMemory', 'HIP error: out of memory', 'HIP_ERROR_OutOfMemory', 'hipErrorMemoryAllocation', 'hipError_t(1002)'],
   match(line) {
+    if (!/hipErrorOutOfMemory|HIP error: out of memory|HIP_ERROR_OutOfMemory|hipErrorMemoryAllocation|hipError_t\(1002\)/.test(line.content)) return undefined;
     const size = /failed to allocate .*?\((\d+) bytes\)/.exec(line.content);
     return {
       signature: 'hip-runtime-oom',
@@ -99,4 +101,30 @@ const hsaAbort: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, hsaAbort, runtimeOom];
+/** Any other HSA status surfacing as an exception ("HSA_STATUS_ERROR: A generic error has occurred"). */
+const hsaError: Signature = {
+  id: 'hsa-runtime-error',
+  platform: 'rocm',
+  needles: ['HSA_STATUS_ERROR'],
+  match(line) {
+    const status = /(HSA_STATUS_ERROR\w*)(?::\s*([^.]*))?/.exec(line.content);
+    if (!status) return undefined;
+    const raised = /Error|Failed in file/.test(line.content);
+    return {
+      signature: 'hsa-runtime-error',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'rocm',
+      catchable: raised,
+      summary: `Not an OOM: the ROCm runtime failed (${status[1]}${status[2] ? `: ${status[2]}` : ''})`,
+      explanation:
+        'The HSA runtime reported an error that is not an out-of-resources condition: a failed copy or kernel, a driver or firmware problem, ' +
+        'or memory corruption from an earlier fault. Freeing memory does not help.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [{ id: 'hsa-debug', title: 'Rerun with AMD_SERIALIZE_KERNEL=3 and AMD_LOG_LEVEL=4 to see the failing operation', rationale: 'Runtime errors are reported asynchronously; serialized kernels point at the culprit.', snippet: 'export AMD_SERIALIZE_KERNEL=3 AMD_LOG_LEVEL=4' }],
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [cachingAllocator, hsaAbort, runtimeOom, hsaError];
