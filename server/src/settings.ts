@@ -9,15 +9,22 @@ export interface HeadroomSettings {
   device: string;
   /** Interpreter for reproducers on the local target. */
   python: string;
+  /** Options of the remote targets keyed by target id (`ssh:HOST`, `slurm:PARTITION`); runs/remote/config.ts normalizes each entry. */
+  targets: Readonly<Record<string, unknown>>;
 }
 
 export const defaultSettings: Readonly<HeadroomSettings> = Object.freeze({
   device: 'H100-80GB',
   python: 'python3',
+  targets: {},
 });
 
 function nonEmptyString(value: unknown, fallback: string): string {
   return typeof value === 'string' && value.trim().length > 0 ? value.trim() : fallback;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Normalizes the raw `headroom` configuration section. */
@@ -26,5 +33,6 @@ export function normalizeSettings(raw: unknown): HeadroomSettings {
   return {
     device: nonEmptyString(section['device'], defaultSettings.device),
     python: nonEmptyString(section['python'], defaultSettings.python),
+    targets: isPlainObject(section['targets']) ? section['targets'] : defaultSettings.targets,
   };
 }

@@ -36,6 +36,8 @@ export interface RunRequest extends StartRunParams {
   cellTimeoutSeconds?: number;
   /** Working directory of the ranks (the workspace folder, where the `script` probe finds the entry point). */
   cwd?: string;
+  /** The `headroom.targets` setting: options of the remote targets by id. */
+  targets?: Readonly<Record<string, unknown>>;
   /** Folders whose files the cells' Python frames are mapped to (`workspaceUri`). */
   workspaceFolders?: readonly string[];
 }
@@ -78,7 +80,7 @@ export class RunManager {
 
   constructor(
     readonly store: RunStore,
-    private readonly targetFor: (id: string) => Target = resolveTarget,
+    private readonly targetFor: (id: string, configured: Readonly<Record<string, unknown>>) => Target = resolveTarget,
   ) {}
 
   async cancel(runId: string): Promise<void> {
@@ -89,7 +91,7 @@ export class RunManager {
 
   async start(request: RunRequest, listener: RunListener): Promise<RunHandle> {
     const probe = findProbe(request.probe);
-    const target = this.targetFor(request.target);
+    const target = this.targetFor(request.target, request.targets ?? {});
     const variants = [...new Set(request.variants && request.variants.length > 0 ? request.variants : probe.variants)];
     const unknown = variants.filter((v) => !probe.variants.includes(v));
     if (unknown.length > 0) {

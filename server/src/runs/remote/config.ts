@@ -1,9 +1,9 @@
 /**
  * Per-target options of the remote targets (interpreter, environment, working directory, Slurm
- * allocation), keyed by target id (`ssh:gpu-box`, `slurm:gpu`). They come from a JSON file, so the
- * CLI and the server read the same thing: `$HEADROOM_TARGETS_FILE`, else
- * `$XDG_CONFIG_HOME/headroom/targets.json` (`~/.config/headroom/targets.json`). A missing file means
- * defaults. Normalized here, in one place, without throwing: wrong types fall back to defaults;
+ * allocation), keyed by target id (`ssh:gpu-box`, `slurm:gpu`). They come from a JSON file that
+ * the CLI and the server both read, `$HEADROOM_TARGETS_FILE`, else
+ * `$XDG_CONFIG_HOME/headroom/targets.json` (`~/.config/headroom/targets.json`), and in the editor
+ * also from the `headroom.targets` setting, whose keys win. A missing file means defaults. Normalized here, in one place, without throwing: wrong types fall back to defaults;
  * strings are kept as written (they are quoted wherever they reach a shell).
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -80,16 +80,28 @@ function readTargetsFile(env: NodeJS.ProcessEnv): Record<string, unknown> {
   }
 }
 
-/** The options of target `id` from the targets file (defaults when the file or the entry is absent or unreadable). */
-export function targetOptionsFor(id: string, env: NodeJS.ProcessEnv = process.env): RemoteTargetOptions {
-  return normalizeTargetOptions(readTargetsFile(env)[id]);
+function entry(all: Readonly<Record<string, unknown>>, id: string): Record<string, unknown> {
+  const value = all[id];
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
 /**
- * The targets to offer in a picker: `local`, the remote targets of the targets file, then
- * `ssh:HOST` for each concrete host of ~/.ssh/config, without duplicates.
+ * The options of target `id`: its entry in the targets file, with the keys of its entry in the
+ * `headroom.targets` setting (`configured`) on top. Defaults for whatever neither gives.
  */
-export function offeredTargets(env: NodeJS.ProcessEnv = process.env): string[] {
-  const configured = Object.keys(readTargetsFile(env)).filter((id) => /^(ssh|slurm):./.test(id));
-  return [...new Set(['local', ...configured, ...listSshHosts().map((host) => `ssh:${host}`)])];
+export function targetOptionsFor(
+  id: string,
+  configured: Readonly<Record<string, unknown>> = {},
+  env: NodeJS.ProcessEnv = process.env,
+): RemoteTargetOptions {
+  return normalizeTargetOptions({ ...entry(readTargetsFile(env), id), ...entry(configured, id) });
+}
+
+/**
+ * The targets to offer in a picker: `local`, the remote targets of the `headroom.targets` setting
+ * and of the targets file, then `ssh:HOST` for each concrete host of ~/.ssh/config, without duplicates.
+ */
+export function offeredTargets(configured: Readonly<Record<string, unknown>> = {}, env: NodeJS.ProcessEnv = process.env): string[] {
+  const ids = [...Object.keys(configured), ...Object.keys(readTargetsFile(env))].filter((id) => /^(ssh|slurm):./.test(id));
+  return [...new Set(['local', ...ids, ...listSshHosts().map((host) => `ssh:${host}`)])];
 }

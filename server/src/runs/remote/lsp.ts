@@ -17,32 +17,46 @@ import { defaultStoreRoot, RunStore } from '../store';
 import { resolveTarget } from '../targets/index';
 import { SlurmTarget } from '../targets/slurm';
 import type { AttachableTarget } from '../targets/ssh';
+import type { Target } from '../targets/target';
 import { offeredTargets } from './config';
 import { cancelDetachedRun, reattachRun } from './reattach';
 
 export function register(ctx: ServerContext): void {
   const store = new RunStore(defaultStoreRoot());
+  /** The `headroom.targets` setting of the first workspace folder (or the user's). */
+  const configured = async (): Promise<Readonly<Record<string, unknown>>> =>
+    (await ctx.settingsFor(ctx.workspaceFolders()[0] ?? '')).targets;
+  const targetFor = async (): Promise<(id: string) => Target> => {
+    const targets = await configured();
+    return (id) => resolveTarget(id, targets);
+  };
 
-  ctx.connection.onRequest(ListTargetsRequest.type, () => offeredTargets());
+  ctx.connection.onRequest(ListTargetsRequest.type, async () => offeredTargets(await configured()));
 
   ctx.connection.onRequest(TestConnectionRequest.type, async ({ target }) => {
     if (!target.startsWith('ssh:') && !target.startsWith('slurm:')) {
       throw new RunError('HR_UNKNOWN_TARGET', `"${target}" is not a remote target (ssh:HOST or slurm:PARTITION)`);
     }
     const settings = await ctx.settingsFor(ctx.workspaceFolders()[0] ?? '');
-    const remote = resolveTarget(target) as AttachableTarget;
+    const remote = resolveTarget(target, settings.targets) as AttachableTarget;
     return ctx.track(`test connection ${target}`, () =>
       remote.testConnection(settings.python, bundleFor(findProbe('rank-divergent-allocation'))),
     );
   });
 
-  ctx.connection.onRequest(ReattachRunRequest.type, ({ runId }) => ctx.track(`re-attach ${runId}`, () => reattachRun(store, runId)));
+  ctx.connection.onRequest(ReattachRunRequest.type, async ({ runId }) => {
+    const resolve = await targetFor();
+    return ctx.track(`re-attach ${runId}`, () => reattachRun(store, runId, { targetFor: resolve }));
+  });
 
-  ctx.connection.onRequest(CancelRemoteRunRequest.type, ({ runId }) => ctx.track(`cancel ${runId}`, () => cancelDetachedRun(store, runId)));
+  ctx.connection.onRequest(CancelRemoteRunRequest.type, async ({ runId }) => {
+    const resolve = await targetFor();
+    return ctx.track(`cancel ${runId}`, () => cancelDetachedRun(store, runId, resolve));
+  });
 
   ctx.connection.onRequest(SlurmJobRequest.type, async ({ runId }) => {
     const record = store.load(runId);
-    const target = resolveTarget(record.target);
+    const target = (await targetFor())(record.target);
     if (!(target instanceof SlurmTarget)) throw new RunError('HR_RUN_ARGUMENT', `run ${runId} ran on ${record.target}, not on Slurm`);
     return target.job(store.runDir(runId));
   });
