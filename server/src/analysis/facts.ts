@@ -596,6 +596,8 @@ export function allocConfAssignments(idx: PythonIndex): Array<Located<string>> {
     if (key && ALLOC_CONF_VARS.has(key)) add(right);
   }
   for (const { key, value } of idx.pairs) {
+    // Most dictionaries in a training script are not environments: look at the key text first.
+    if (!key.text.includes('ALLOC_CONF')) continue;
     const k = idx.evalString(key);
     if (k && ALLOC_CONF_VARS.has(k)) add(value);
   }

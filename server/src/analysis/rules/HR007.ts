@@ -6,7 +6,7 @@
  */
 import { locOf } from '../pyindex';
 import { ALLOCATIONS, COLLECTIVES, functionCalls } from './cpp';
-import { statementOf } from './edits';
+import { linesOf, statementOf } from './edits';
 import type { Finding, Rule } from './types';
 
 function allocatedName(call: { node: import('web-tree-sitter').Node }): string | undefined {
@@ -25,7 +25,7 @@ export const rule: Rule = {
   languages: ['cpp'],
   detect({ tree, text }): Finding[] {
     const findings: Finding[] = [];
-    const lines = text.split('\n');
+    const lines = linesOf(text);
     for (const { calls } of functionCalls(tree)) {
       const risky = calls.find((c) => c.name === 'ncclMemAlloc');
       if (!risky) continue;

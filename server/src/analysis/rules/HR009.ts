@@ -6,13 +6,14 @@
  */
 import type { Located } from '../facts';
 import { editDistance, formatAllocConf, isTrue, KNOWN_KEYS, parseAllocConf, type ConfEntry } from './allocConf';
+import { linesOf } from './edits';
 import type { Finding, Rule, Severity } from './types';
 
 const ASYNC_IGNORES = ['max_split_size_mb', 'roundup_power2_divisions', 'garbage_collection_threshold'];
 
 function literalRange(conf: Located<string>, text: string): Located<string>['loc'] {
   // Replace the literal's contents and keep its quotes (a bare shell word has none).
-  const lines = text.split('\n');
+  const lines = linesOf(text);
   const first = lines[conf.loc.line]?.[conf.loc.character];
   const quoted = first === '"' || first === "'";
   return quoted

@@ -13,10 +13,21 @@ export function statementOf(node: Node): Node {
   return current;
 }
 
+let splitText: string | undefined;
+let splitLines: string[] = [];
+
+/** The lines of `text`, split once per text (many findings of one analysis ask about the same text). */
+export function linesOf(text: string): string[] {
+  if (text !== splitText) {
+    splitText = text;
+    splitLines = text.split('\n');
+  }
+  return splitLines;
+}
+
 /** The leading whitespace of the line `line` (0-based). */
 export function indentOf(text: string, line: number): string {
-  const lines = text.split('\n');
-  const content = lines[line] ?? '';
+  const content = linesOf(text)[line] ?? '';
   let end = 0;
   while (end < content.length && (content[end] === ' ' || content[end] === '\t')) end++;
   return content.slice(0, end);
@@ -36,13 +47,13 @@ export function insertBefore(text: string, stmt: Node, lines: string[]): TextEdi
 export function insertAfter(text: string, stmt: Node, lines: string[]): TextEdit {
   const indent = indentOf(text, stmt.startPosition.row);
   const after = stmt.endPosition.row + 1;
-  const needsNewline = after >= text.split('\n').length;
+  const needsNewline = after >= linesOf(text).length;
   return { range: lineRange(after, after), newText: (needsNewline ? '\n' : '') + lines.map((l) => indent + l + '\n').join('') };
 }
 
 /** Wraps whole statement lines in `header` (e.g. `with LOCK:`), indenting them one level. */
 export function wrapStatement(text: string, stmt: Node, header: string, unit = '    '): TextEdit {
-  const lines = text.split('\n');
+  const lines = linesOf(text);
   const first = stmt.startPosition.row;
   const last = stmt.endPosition.row;
   const indent = indentOf(text, first);
