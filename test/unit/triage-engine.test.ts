@@ -293,3 +293,21 @@ describe('more message variants', () => {
     expect(triageText(hccl.replace(/HCCL/g, 'XCCL'), 'x').verdicts[0]!.platform).toBe('xpu');
   });
 });
+
+describe('precision on ordinary output', () => {
+  it('gives no verdict for lines that only mention memory, allocation, kills or status constants', () => {
+    const benign = [
+      '[2023-04-07 13:08:55,469] [INFO] [utils.py:830:see_memory_usage] MA 11.76 GB         Max_MA 11.76 GB         CA 11.77 GB         Max_CA 12 GB',
+      '[2023-04-07 13:08:55,469] [INFO] [utils.py:838:see_memory_usage] CPU Virtual Memory:  used = 28.43 GB, percent = 22.6%',
+      'step 100 | max memory allocated 71.2 GiB | reserved 75.0 GiB | PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True',
+      'node17:3000:4000 [0] NCCL INFO NCCL_SOCKET_IFNAME set by environment to eth0',
+      "2025-03-17 17:48:09.935747: W tensorflow/core/common_runtime/bfc_allocator.cc:275] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.10GiB with freed_by_count=0. The caller indicates that this is not a failure, but may mean that there could be performance gains if more memory were available.",
+      'Killed 3 stale dataloader workers after timeout',
+      'INFO: watchdog heartbeat ok (rank 0)',
+      'To avoid out of memory errors, lower --batch-size.',
+      'torch.cuda.memory_allocated() = 123456',
+      'assert triggered nothing, all checks passed',
+    ].join('\n');
+    expect(triageText(benign, 'x').verdicts).toEqual([]);
+  });
+});
