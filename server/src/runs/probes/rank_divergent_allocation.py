@@ -42,10 +42,6 @@ class RegistrationFailed(Exception):
     """The registered buffer could not be set up on this rank."""
 
 
-# With PyTorch's cache off, a failed cudaMalloc surfaces as a generic CUDA error ("CUDA error: out of
-# memory", torch.AcceleratorError) rather than torch.OutOfMemoryError; both are this failure.
-AllocationFailed = (torch.cuda.OutOfMemoryError, RuntimeError)
-
 
 def all_reduce_min(dist, flag):
     h.collective("all_reduce(ok flag, MIN)", dist.all_reduce, flag, op=dist.ReduceOp.MIN)
@@ -55,9 +51,7 @@ def all_reduce_min(dist, flag):
 def register_naive(dist, nbytes, failing):
     try:
         buf = h.risky_alloc(nbytes, sticky=False) if failing else h.alloc(nbytes)
-    except AllocationFailed as exc:
-        if not h.is_oom(exc):
-            raise
+    except torch.cuda.OutOfMemoryError as exc:  # h.alloc's one type for every allocation failure
         h.evidence("rank %d: registered-buffer allocation failed: %s" % (h.RANK, str(exc).splitlines()[0]))
         raise RegistrationFailed() from exc
     flag = h.alloc(4, torch.int32).fill_(1)
@@ -69,9 +63,7 @@ def register_synchronized(dist, nbytes, failing):
     buf = None
     try:
         buf = h.risky_alloc(nbytes, sticky=True) if failing else h.alloc(nbytes)
-    except AllocationFailed as exc:
-        if not h.is_oom(exc):
-            raise
+    except torch.cuda.OutOfMemoryError as exc:
         h.evidence("rank %d: registered-buffer allocation failed: %s" % (h.RANK, str(exc).splitlines()[0]))
         h.drain()  # the seed's cudaGetLastError(): clear the sticky error before touching the device again
         flag.fill_(0)
@@ -87,16 +79,12 @@ def register_flag_after_alloc(dist, nbytes, failing):
     try:
         buf = h.risky_alloc(nbytes, sticky=True) if failing else h.alloc(nbytes)
         ok = 1
-    except AllocationFailed as exc:
-        if not h.is_oom(exc):
-            raise
+    except torch.cuda.OutOfMemoryError as exc:
         h.evidence("rank %d: registered-buffer allocation failed: %s" % (h.RANK, str(exc).splitlines()[0]))
         ok = 0
     try:
         flag = h.alloc(4, torch.int32).fill_(ok)  # too late: the sticky error fails this one as well
-    except AllocationFailed as exc:
-        if not h.is_oom(exc):
-            raise
+    except torch.cuda.OutOfMemoryError as exc:
         h.evidence("rank %d: ok-flag allocation failed after the failed buffer (sticky error): %s"
                    % (h.RANK, str(exc).splitlines()[0]))
         raise RegistrationFailed() from exc
