@@ -7,6 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Node } from 'web-tree-sitter';
+import { ALLOC_CONF_VARS } from './launch';
 import { LocalModules } from './localModules';
 import { findModel, readLocalConfig, shapeFromConfig, type ModelShape } from './models';
 import { locOf, stringValue, type CallSite, type Loc, type PythonIndex, type PyValue } from './pyindex';
@@ -118,7 +119,6 @@ const COLLECTIVES = new Set([
   'broadcast', 'broadcast_object_list', 'barrier', 'all_to_all', 'all_to_all_single', 'reduce', 'gather', 'scatter', 'send', 'recv',
   'monitored_barrier',
 ]);
-const ALLOC_CONF_VARS = new Set(['PYTORCH_CUDA_ALLOC_CONF', 'PYTORCH_HIP_ALLOC_CONF', 'PYTORCH_ALLOC_CONF']);
 
 const BATCH_NAMES = ['batch_size', 'micro_batch_size', 'per_device_train_batch_size', 'train_micro_batch_size_per_gpu', 'local_batch_size', 'mbs', 'bs'];
 const SEQ_NAMES = ['seq_len', 'seq_length', 'max_seq_length', 'max_seq_len', 'sequence_length', 'max_length', 'block_size', 'context_length', 'model_max_length'];

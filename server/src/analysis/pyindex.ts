@@ -324,11 +324,6 @@ export class PythonIndex {
     return this.root.descendantForPosition({ row: loc.line, column: loc.character }, { row: loc.endLine, column: loc.endCharacter }) ?? this.root;
   }
 
-  /** Calls whose canonical name is one of `names` or ends with `.<name>` for one of `suffixes`. */
-  callsNamed(names: readonly string[], suffixes: readonly string[] = []): CallSite[] {
-    return this.calls.filter((c) => names.includes(c.name) || suffixes.includes(c.method));
-  }
-
   /** The value node of keyword argument `key` of a call. */
   kwarg(call: Node, key: string): Node | undefined {
     const args = call.childForFieldName('arguments');
@@ -482,15 +477,4 @@ function shellArgValue(text: string): PyValue {
   if (text === 'False' || text === 'false') return false;
   const n = Number(text);
   return text.trim() !== '' && Number.isFinite(n) ? n : text;
-}
-
-/** The innermost enclosing node of one of `types`, or undefined. */
-export function enclosing(node: Node, types: readonly string[]): Node | undefined {
-  for (let p = node.parent; p; p = p.parent) if (types.includes(p.type)) return p;
-  return undefined;
-}
-
-/** True when `inner` lies within `outer` (or is it). */
-export function contains(outer: Node, inner: Node): boolean {
-  return inner.startIndex >= outer.startIndex && inner.endIndex <= outer.endIndex;
 }

@@ -1,6 +1,6 @@
 /** Source-edit helpers shared by the rules' quick fixes (indentation-aware, built from syntax nodes). */
 import type { Node } from 'web-tree-sitter';
-import { locOf, type Loc } from '../pyindex';
+import type { Loc } from '../pyindex';
 import type { TextEdit } from './types';
 
 /** The statement that contains `node` directly inside a block (or the module / a C++ compound statement). */
@@ -59,11 +59,6 @@ export function wrapStatement(text: string, stmt: Node, header: string, unit = '
   const indent = indentOf(text, first);
   const body = lines.slice(first, last + 1).map((l) => (l.length > 0 ? unit + l : l));
   return { range: lineRange(first, last + 1), newText: `${indent}${header}\n${body.join('\n')}\n` };
-}
-
-/** Replaces a node's text. */
-export function replaceNode(node: Node, newText: string): TextEdit {
-  return { range: locOf(node), newText };
 }
 
 /** The line after the module's last top-level import (0 when there is none). */
