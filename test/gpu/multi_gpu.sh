@@ -46,14 +46,12 @@ for c in run["cells"]:
 PY
 }
 
-if [[ -z "${ONLY:-}" ]]; then
-  repro chc cache-held-collective --variant keep-cache --variant empty-cache
-  repro rda rank-divergent-allocation
-else
-  repro rda-sync rank-divergent-allocation --variant synchronized
-fi
-repro fault script --variant as-is --env HEADROOM_FAULT_RANKS=1 --env HEADROOM_FAULT_BUDGET_BYTES=1073741824 -- test/gpu/one_rank_fault.py
-TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 TORCH_NCCL_DESYNC_DEBUG=1 \
+# ONLY="chc rda ..." limits the batch to those names.
+want() { [[ -z "${ONLY:-}" || " ${ONLY} " == *" $1 "* ]]; }
+want chc && repro chc cache-held-collective --variant keep-cache --variant empty-cache
+want rda && repro rda rank-divergent-allocation
+want fault && repro fault script --variant as-is --env HEADROOM_FAULT_RANKS=1 --env HEADROOM_FAULT_BUDGET_BYTES=1073741824 -- test/gpu/one_rank_fault.py
+want watchdog && TORCH_NCCL_TRACE_BUFFER_SIZE=2000 TORCH_NCCL_DUMP_ON_TIMEOUT=1 TORCH_NCCL_DESYNC_DEBUG=1 \
   repro watchdog script --variant as-is --hang-window 150 -- test/gpu/desync_watchdog.py
 # The watchdog's own messages, as printed by the ranks.
 grep -h -E "Watchdog|desync|didn't join|Timeout|SIGABRT|abort" "$OUT"/store/*/work/cells/*/*.log 2>/dev/null | head -30 >> "$summary"
