@@ -64,7 +64,15 @@ function cellDetails(post: Post, cell: CellResult): HTMLElement {
     { title: `${cell.variant} #${cell.repeat}: ${cell.outcome} in ${cell.seconds.toFixed(1)} s${cell.divergingRank !== undefined ? ` (rank ${cell.divergingRank} diverged)` : ''}`, class: 'cell' },
     h('ul', { class: 'evidence' }, ...cell.evidence.map((e) => h('li', {}, e))),
     metrics.length > 0 ? table(['Metric', 'Value'], metrics) : '',
-    ...Object.entries(cell.stacks).map(([rank, stack]) => h('div', {}, h('h4', {}, `Rank ${rank} stacks`), h('pre', {}, stack))),
+    ...Object.entries(cell.frames ?? {}).map(([rank, frames]) =>
+      h(
+        'div',
+        { class: 'rank-frames' },
+        h('h4', {}, `Rank ${rank}: where it stopped (innermost first)`),
+        h('ul', { class: 'frames' }, ...frames.map((f) => h('li', {}, f.workspaceUri ? fileLink(post, `${f.file}:${f.line} in ${f.function}`, f.workspaceUri, f.line) : `${f.file}:${f.line} in ${f.function}`))),
+      ),
+    ),
+    ...Object.entries(cell.stacks).map(([rank, stack]) => h('vscode-collapsible', { title: `Rank ${rank}: full stacks` }, h('pre', {}, stack))),
     cell.backtrace ? h('div', {}, h('h4', {}, 'Native backtrace'), h('pre', {}, cell.backtrace)) : '',
     Object.keys(cell.logs).length > 0
       ? h('p', {}, 'Logs: ', ...Object.entries(cell.logs).flatMap(([rank, path]) => [fileLink(post, `rank ${rank}`, path, 1), ' ']))
