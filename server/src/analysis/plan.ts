@@ -42,9 +42,13 @@ export interface MemoryPlan {
   line: number;
 }
 
-/** Non-PyTorch memory per process measured on an H200 (test/fixtures/flight-recorder/README.md). */
+/**
+ * Non-PyTorch memory per process on an H200: device used minus PyTorch reserved after training steps
+ * (767 MiB in 6 of the 7 runs of docs/GPU-RESULTS.md, issue 4); NCCL terms from the two-rank
+ * measurement in test/fixtures/flight-recorder/README.md.
+ */
 const MiB = 1024 ** 2;
-const CUDA_CONTEXT_BYTES = 687 * MiB;
+const CUDA_CONTEXT_BYTES = 804_061_184;
 const NCCL_ALLREDUCE_BYTES = (1525 - 687) * MiB;
 const NCCL_ALLTOALL_BYTES = (1971 - 1525) * MiB;
 
@@ -297,7 +301,7 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
     const expandable = [...facts.allocConf, ...(facts.launchAllocConf ?? [])].some((c) => c.value.includes('expandable_segments:True') || c.value.includes('expandable_segments:true'));
     const fragmentation = allocatedPeakBytes * (expandable ? FRAGMENTATION_EXPANDABLE : FRAGMENTATION_DEFAULT);
     pushPeak('commBuffers', 'NCCL/RCCL buffers', comm, `communicator buffers after the first all_reduce${usesAllToAll ? ' and all_to_all' : ''} (measured on 2x H200, NCCL 2.28)`);
-    pushPeak('runtimeOverhead', 'Runtime/context', runtime, 'CUDA context, cuBLAS handle and workspace (measured on an H200)');
+    pushPeak('runtimeOverhead', 'Runtime/context', runtime, 'CUDA context, cuBLAS workspace and loaded kernels of a training process (measured on an H200)');
     pushPeak('fragmentationMargin', 'Fragmentation margin', fragmentation,
       `${expandable ? FRAGMENTATION_EXPANDABLE * 100 : FRAGMENTATION_DEFAULT * 100}% of the allocated peak (reserved/allocated on the H200 fixtures${expandable ? ' with expandable segments' : ''})`);
     return {
