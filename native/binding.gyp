@@ -13,7 +13,8 @@
         "src/allocator_settings.cc",
         "src/simulator.cc",
         "src/replay.cc",
-        "src/reconstruct.cc"
+        "src/reconstruct.cc",
+        "src/snapshot_writer.cc"
       ],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": [

@@ -186,10 +186,18 @@ export interface ReplayReport {
  */
 export type SnapshotSource = Uint8Array | string;
 
+export interface ExportOptions {
+  /** Keep each device's trace from this entry on (default 0). */
+  firstEvent?: number;
+  /** Keep at most this many entries per device, the last ones (default: all). */
+  maxEvents?: number;
+}
+
 interface RawAddon {
   init(errorClass: typeof NativeError): void;
   decodeSnapshotSummary(source: SnapshotSource): Promise<SnapshotDecodeSummary>;
   replaySnapshot(source: SnapshotSource, options: ReplayOptions): Promise<ReplayReport>;
+  exportSnapshot(source: SnapshotSource, outPath: string, options?: ExportOptions): Promise<{ bytes: number; events: number }>;
 }
 
 export interface NativeAddon {
@@ -203,6 +211,12 @@ export interface NativeAddon {
    * simulator under each variant's settings and capacity.
    */
   replaySnapshot(source: SnapshotSource, options: ReplayOptions): Promise<ReplayReport>;
+  /**
+   * Writes the snapshot back as a protocol-4 pickle that pytorch.org/memory_viz opens (it cannot
+   * read protocol 5), optionally keeping only the last entries of each trace; the final segments
+   * are kept whole, so memory_viz can still rebuild the earlier state.
+   */
+  exportSnapshot(source: SnapshotSource, outPath: string, options?: ExportOptions): Promise<{ bytes: number; events: number }>;
 }
 
 declare const __non_webpack_require__: NodeJS.Require | undefined;

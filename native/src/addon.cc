@@ -40,6 +40,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("decodeSnapshotSummary",
               Napi::Function::New(env, DecodeSnapshotSummary, "decodeSnapshotSummary", addon));
   exports.Set("replaySnapshot", Napi::Function::New(env, ReplaySnapshot, "replaySnapshot", addon));
+  exports.Set("exportSnapshot", Napi::Function::New(env, ExportSnapshot, "exportSnapshot", addon));
   return exports;
 }
 

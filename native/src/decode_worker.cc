@@ -17,6 +17,7 @@
 #include "errors.h"
 #include "replay.h"
 #include "snapshot.h"
+#include "snapshot_writer.h"
 
 namespace headroom {
 
@@ -428,6 +429,31 @@ class ReplayWorker final : public PromiseWorker {
   double planCpuMs_ = 0;
 };
 
+// Decodes a snapshot and writes it back as a protocol-4 pickle for memory_viz.
+class ExportWorker final : public PromiseWorker {
+ public:
+  ExportWorker(Napi::Env env, const Addon& addon, SnapshotInput input, std::string outPath, ExportOptions options)
+      : PromiseWorker(env, addon), input_(std::move(input)), outPath_(std::move(outPath)), options_(options) {}
+
+ private:
+  void Compute() override {
+    const Snapshot snapshot = input_.decode();
+    result_ = exportSnapshot(snapshot, outPath_, options_);
+  }
+
+  Napi::Value Result(Napi::Env env) override {
+    Napi::Object out = Napi::Object::New(env);
+    out.Set("bytes", BigNumber(env, result_.bytes));
+    out.Set("events", BigNumber(env, result_.events));
+    return out;
+  }
+
+  SnapshotInput input_;
+  std::string outPath_;
+  ExportOptions options_;
+  ExportResult result_;
+};
+
 // Argument errors reject the promise too, so callers handle every failure in one place.
 Napi::Value Rejected(Napi::Env env, const Addon& addon, const std::string& message) {
   auto deferred = Napi::Promise::Deferred::New(env);
@@ -507,6 +533,34 @@ Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info) {
   }
   auto* worker = new ReplayWorker(env, addon, std::move(input), std::move(variants), timeline, segmentCalls, deviceTotal,
                                  static_cast<uint32_t>(firstEvent), static_cast<uint32_t>(peakSites));
+  Napi::Promise promise = worker->promise();
+  worker->Queue();
+  return promise;
+}
+
+Napi::Value ExportSnapshot(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  const auto& addon = *static_cast<const Addon*>(info.Data());
+  SnapshotInput input;
+  if (info.Length() < 1 || !ReadInput(info[0], input)) {
+    return Rejected(env, addon, "Expected first argument to be a Uint8Array or a file path");
+  }
+  if (info.Length() < 2 || !info[1].IsString() || info[1].As<Napi::String>().Utf8Value().empty()) {
+    return Rejected(env, addon, "Expected second argument to be the output file path");
+  }
+  ExportOptions options;
+  if (info.Length() >= 3 && info[2].IsObject()) {
+    Napi::Object o = info[2].As<Napi::Object>();
+    uint64_t first = 0;
+    uint64_t max = 0;
+    if (!ReadBytesOption(o.Get("firstEvent"), first) || first > UINT32_MAX ||
+        !ReadBytesOption(o.Get("maxEvents"), max) || max > UINT32_MAX) {
+      return Rejected(env, addon, "Expected options.firstEvent and options.maxEvents to be non-negative integers");
+    }
+    options.firstEvent = static_cast<uint32_t>(first);
+    options.maxEvents = static_cast<uint32_t>(max);
+  }
+  auto* worker = new ExportWorker(env, addon, std::move(input), info[1].As<Napi::String>().Utf8Value(), options);
   Napi::Promise promise = worker->promise();
   worker->Queue();
   return promise;

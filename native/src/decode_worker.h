@@ -12,4 +12,7 @@ Napi::Value DecodeSnapshotSummary(const Napi::CallbackInfo& info);
 // Promise<ReplayReport>. JS thread.
 Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info);
 
+// exportSnapshot(source, outPath, {firstEvent?, maxEvents?}): Promise<{bytes, events}>. JS thread.
+Napi::Value ExportSnapshot(const Napi::CallbackInfo& info);
+
 }  // namespace headroom

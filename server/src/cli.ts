@@ -20,7 +20,7 @@ interface CommandEntry {
 const commands: Record<string, CommandEntry> = {
   triage: { usage: 'headroom triage FILE... [--json]', run: triage.triageCommand },
   analyze: { usage: 'headroom analyze FILE... [--device NAME] [--json]', run: analysis.analyzeCommand },
-  snapshot: { usage: 'headroom snapshot FILE [--json]', run: replay.snapshotCommand },
+  snapshot: { usage: 'headroom snapshot FILE [--json] | FILE --export-memory-viz OUT [--last N]', run: replay.snapshotCommand },
   replay: {
     usage: 'headroom replay SNAPSHOT [--settings "<PYTORCH_CUDA_ALLOC_CONF>"]... [--capacity BYTES] [--json] | --fit SNAPSHOT [--settings S]... [--json]',
     run: replay.replayCommand,

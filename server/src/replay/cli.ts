@@ -1,14 +1,42 @@
 import { parseArgs } from 'node:util';
+import { loadNative } from '../../../native/index';
 import { formatBytes, parseSize } from '../format';
 import { replaySnapshotFile, toReplayJson, type ReplayVariantJson } from './replay';
 import { summarizeSnapshotFile } from './summary';
 
-/** `headroom snapshot FILE [--json]`: the native decoder's summary of a memory snapshot. */
+/**
+ * `headroom snapshot FILE [--json]`: the native decoder's summary of a memory snapshot.
+ * `headroom snapshot FILE --export-memory-viz OUT [--last N]`: the snapshot rewritten as a
+ * protocol-4 pickle that pytorch.org/memory_viz opens, optionally with only the last N trace entries.
+ */
 export async function snapshotCommand(args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { json: { type: 'boolean' } }, allowPositionals: true });
+  const { values, positionals } = parseArgs({
+    args,
+    options: { json: { type: 'boolean' }, 'export-memory-viz': { type: 'string' }, last: { type: 'string' } },
+    allowPositionals: true,
+  });
   if (positionals.length !== 1) {
     process.stderr.write('headroom snapshot: expected one snapshot file (.pickle or .pickle.gz).\n');
     return 2;
+  }
+  const exportTo = values['export-memory-viz'];
+  if (values.last !== undefined && exportTo === undefined) {
+    process.stderr.write('headroom snapshot: --last applies to --export-memory-viz.\n');
+    return 2;
+  }
+  if (exportTo !== undefined) {
+    const last = values.last === undefined ? 0 : Number(values.last);
+    if (!Number.isSafeInteger(last) || last < 0) {
+      process.stderr.write(`headroom snapshot: --last expects a number of trace entries, got "${values.last}".\n`);
+      return 2;
+    }
+    const written = await loadNative().exportSnapshot(positionals[0]!, exportTo, { maxEvents: last });
+    process.stdout.write(
+      values.json
+        ? JSON.stringify({ path: exportTo, bytes: written.bytes, events: written.events }) + '\n'
+        : `${exportTo}: ${written.events} trace entries, ${formatBytes(written.bytes)}; open it at https://pytorch.org/memory_viz\n`,
+    );
+    return 0;
   }
   const summary = await summarizeSnapshotFile(positionals[0]!);
   if (values.json) {
