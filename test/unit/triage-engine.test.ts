@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { ANCHORS, NON_ASCII_ANCHORS } from '../../server/src/triage/engine';
 import { ALL_SIGNATURES } from '../../server/src/triage/signatures';
 import { allocatorOptionEdit, firstCodeLine, triageCodeActions } from '../../server/src/triage/codeActions';
 import { parseSizeText } from '../../server/src/triage/sizes';
+import { CORPUS_DIR, loadCorpus } from './triage-corpus-score';
 
 const OOM_22 =
   'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.19 GiB of which 1.05 GiB is free. ' +
@@ -309,5 +310,44 @@ describe('precision on ordinary output', () => {
       'assert triggered nothing, all checks passed',
     ].join('\n');
     expect(triageText(benign, 'x').verdicts).toEqual([]);
+  });
+});
+
+describe('robustness on random input', () => {
+  /** A small deterministic generator, so a failure can be replayed. */
+  function rng(seed: number): () => number {
+    let s = seed;
+    return () => ((s = (s * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  }
+
+  it('never throws, and chunked input gives the same report as whole input', async () => {
+    const corpusLines = loadCorpus()
+      .slice(0, 60)
+      .flatMap((e) => readFileSync(path.join(CORPUS_DIR, e.file), 'utf8').split('\n'));
+    const noise = ['', '\r', '\x1b[31m', '\x1b[0m', 'é', '已', '\u0000', '\t', '[rank3]: ', 'x'.repeat(300)];
+    const next = rng(7);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+    for (let round = 0; round < 40; round++) {
+      const lines: string[] = [];
+      for (let i = 0; i < 60; i++) lines.push(pick(noise) + pick(corpusLines) + pick(noise));
+      const text = lines.join(next() < 0.5 ? '\n' : '\r\n');
+      const whole = triageText(text, 'r');
+      const size = 1 + Math.floor(next() * 5000);
+      expect(await triageStream(chunksOf(text, size), 'r')).toEqual(whole);
+    }
+  });
+
+  it('random bytes give a report or a BINARY_INPUT error, nothing else', async () => {
+    const next = rng(11);
+    for (let round = 0; round < 20; round++) {
+      const bytes = Buffer.alloc(20_000 + Math.floor(next() * 50_000));
+      const textish = next() < 0.5;
+      for (let i = 0; i < bytes.length; i++) bytes[i] = textish ? 32 + Math.floor(next() * 224) : Math.floor(next() * 256);
+      const result = await triageFile(tempFile(`r${round}.bin`, bytes)).then(
+        (report) => report.verdicts.length >= 0,
+        (err: { code?: string }) => err.code,
+      );
+      expect([true, 'BINARY_INPUT']).toContain(result);
+    }
   });
 });
