@@ -104,7 +104,7 @@ const INDEX_QUERY = `
 (delete_statement) @delete
 (function_definition) @function
 (class_definition) @class
-(keyword_argument name: (identifier) @kw_name value: (_) @kw_value)
+(keyword_argument name: (identifier) @kw_name)
 `;
 
 const queries = new WeakMap<Language, Query>();
@@ -220,11 +220,12 @@ export class PythonIndex {
         case 'class':
           this.classes.push(first.node);
           break;
-        case 'kw_name':
-        case 'kw_value': {
-          const key = other('kw_name')?.text;
-          const value = other('kw_value');
-          if (!key || !value || !wanted.has(key)) break;
+        case 'kw_name': {
+          // The value node is fetched only for the names asked for (most keywords are not).
+          const key = first.node.text;
+          if (!wanted.has(key)) break;
+          const value = first.node.parent?.childForFieldName('value');
+          if (!value) break;
           const list = this.kwargValues.get(key);
           if (list) list.push(value);
           else this.kwargValues.set(key, [value]);
