@@ -241,7 +241,7 @@ export function extractFacts(idx: PythonIndex, options: FactOptions): TrainingFa
   };
 
   for (const call of idx.calls) {
-    if (!idx.isDead(call.node)) visitCall(idx, call, facts, options, compiledNames);
+    if (!idx.isDeadSpan(call.startIndex, call.endIndex)) visitCall(idx, call, facts, options, compiledNames);
   }
 
   // `@torch.compile` decorated functions are graph calls too.
@@ -466,7 +466,7 @@ function localModel(idx: PythonIndex, facts: TrainingFacts): void {
   const modules = new LocalModules(idx);
   let best: { call: CallSite; params: number } | undefined;
   for (const call of idx.calls) {
-    if (!modules.has(call.calleeText) || idx.isDead(call.node)) continue;
+    if (!modules.has(call.calleeText) || idx.isDeadSpan(call.startIndex, call.endIndex)) continue;
     let top: Node = call.node;
     while (top.parent && (top.parent.type === 'attribute' || top.parent.type === 'call')) top = top.parent;
     if (top.parent?.type !== 'assignment') continue;

@@ -286,7 +286,12 @@ export class PythonIndex {
 
   /** True when `node` sits in an `if` body whose condition is literal-valued false (a flag defaulting to 0). */
   isDead(node: Node): boolean {
-    return this.deadRanges.some(([start, end]) => node.startIndex >= start && node.endIndex <= end);
+    return this.deadRanges.length > 0 && this.isDeadSpan(node.startIndex, node.endIndex);
+  }
+
+  /** `isDead` for a span already known (a call's cached span). */
+  isDeadSpan(startIndex: number, endIndex: number): boolean {
+    return this.deadRanges.some(([start, end]) => startIndex >= start && endIndex <= end);
   }
 
   private indexArgument(call: Node): void {

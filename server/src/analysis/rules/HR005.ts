@@ -38,14 +38,22 @@ export const rule: Rule = {
   detect({ idx, facts, text }): Finding[] {
     if (!idx || !facts || facts.collectives.length === 0) return [];
     const findings: Finding[] = [];
-    const collectiveNodes = facts.collectives.map((c) => ({ c, node: idx.nodeAt(c.loc) }));
+    // Spans read once: a node's end position crosses into WebAssembly on every read.
+    const collectiveNodes = facts.collectives.map((c) => {
+      const node = idx.nodeAt(c.loc);
+      return { c, node, start: node.startIndex, end: node.endIndex };
+    });
 
-    const collectiveStarts = facts.collectives.map((c) => idx.nodeAt(c.loc).startIndex);
     for (const tryStmt of idx.tryStatements) {
       // Cheap test first: a collective inside the try or after it in the same block.
       const tryStart = tryStmt.startIndex;
-      const blockEnd = tryStmt.parent?.endIndex ?? tryStmt.endIndex;
-      if (!collectiveStarts.some((at) => at > tryStart && at < blockEnd)) continue;
+      const scopeEnd = tryStmt.parent?.endIndex ?? tryStmt.endIndex;
+      if (!collectiveNodes.some(({ start }) => start > tryStart && start < scopeEnd)) continue;
+      const tryEnd = tryStmt.endIndex;
+      const body = tryStmt.childForFieldName('body');
+      const bodyStart = body?.startIndex ?? -1;
+      const bodyEnd = body?.endIndex ?? -1;
+      const inBody = (x: { start: number; end: number }): boolean => x.start >= bodyStart && x.end <= bodyEnd;
       for (const clause of tryStmt.namedChildren) {
         if (clause?.type !== 'except_clause' || !catchesOom(clause, true)) continue;
         const block = handlerBlock(clause);
@@ -53,12 +61,9 @@ export const rule: Rule = {
         if (!exit) continue;
         // The collectives this exit skips: inside the try body after the allocation, or after the try
         // statement within the enclosing block (up to the end of the loop/function body).
-        const scopeEnd = (tryStmt.parent?.endIndex ?? tryStmt.endIndex);
-        const body = tryStmt.childForFieldName('body');
-        const skipped = collectiveNodes.find(({ node }) =>
-          (body && node.startIndex >= body.startIndex && node.endIndex <= body.endIndex) || (node.startIndex > tryStmt.endIndex && node.endIndex <= scopeEnd));
+        const skipped = collectiveNodes.find((x) => inBody(x) || (x.start > tryEnd && x.end <= scopeEnd));
         if (!skipped) continue;
-        const afterTry = !(body && skipped.node.startIndex >= body.startIndex && skipped.node.endIndex <= body.endIndex);
+        const afterTry = !inBody(skipped);
         const exitIsStatement = exit.parent?.id === block?.id;
         findings.push({
           rule: 'HR005',
