@@ -3,9 +3,11 @@
  * the server; commands here ask it, then show the answer.
  */
 import * as vscode from 'vscode';
-import { SnapshotSummaryRequest, TriageRequest, type TriageParams } from '../../server/src/protocol';
+import { TriageRequest, type TriageParams } from '../../server/src/protocol';
 import { Ctx, type CommandFactory, type CtxInit } from './ctx';
 import { ResultsPanel } from './panels/resultsPanel';
+import { openSnapshot, replayAtCapacity } from './replay';
+import { pickFile, reportErrors } from './ui';
 import { cancelRemoteRun, cancelRun, openRun, startRun } from './runs/commands';
 import { RunsTreeProvider } from './runs/runsView';
 import { reattachRun, testConnection } from './runs/targets';
@@ -20,6 +22,18 @@ export async function activate(extCtx: vscode.ExtensionContext): Promise<void> {
   ctx.pushExtCleanup(runsTree);
   ctx.pushExtCleanup(vscode.window.registerTreeDataProvider('headroom.runs', runsTree));
   ctx.pushExtCleanup(ctx.onDidChangeClient((client) => runsTree.setClient(client)));
+  ctx.pushExtCleanup(
+    ResultsPanel.onRequest(async (m) => {
+      const c = ctx?.client ? (ctx as CtxInit) : undefined;
+      if (!c) return undefined;
+      try {
+        return await replayAtCapacity(c, m.file, m.capacityBytes);
+      } catch (err) {
+        void vscode.window.showErrorMessage(`Headroom: ${err instanceof Error ? err.message : String(err)}`);
+        return undefined;
+      }
+    }),
+  );
   ctx.pushExtCleanup(
     vscode.window.registerWebviewPanelSerializer(ResultsPanel.viewType, {
       deserializeWebviewPanel: async (panel) => ResultsPanel.revive(panel, extCtx.extensionUri),
@@ -47,7 +61,7 @@ function createCommands(): Record<string, CommandFactory> {
   return {
     triageLog: { enabled: (c) => (uri?: unknown) => triageLog(c, uri) },
     triageSelection: { enabled: (c) => () => triageSelection(c) },
-    openSnapshot: { enabled: (c) => (uri?: unknown) => openSnapshot(c, uri) },
+    openSnapshot: { enabled: (c) => (uri?: unknown) => reportErrors(c, () => openSnapshot(c, uri)) },
     startRun: { enabled: (c) => () => reportErrors(c, () => startRun(c, () => runsTree.refresh())) },
     openRun: { enabled: (c) => (runId?: unknown) => reportErrors(c, () => openRun(c, runId)) },
     cancelRun: { enabled: (c) => (item?: unknown) => reportErrors(c, () => cancelRun(c, item)) },
@@ -72,19 +86,6 @@ function createCommands(): Record<string, CommandFactory> {
       disabled: (c) => () => c.log.show(),
     },
   };
-}
-
-/** A URI passed by a caller (explorer context menu, tests), or one the user picks. */
-async function pickFile(given: unknown, title: string, filters: Record<string, string[]>): Promise<vscode.Uri | undefined> {
-  if (given instanceof vscode.Uri) return given;
-  if (typeof given === 'string' && given.length > 0) return given.includes('://') ? vscode.Uri.parse(given) : vscode.Uri.file(given);
-  const picked = await vscode.window.showOpenDialog({
-    title,
-    canSelectMany: false,
-    filters,
-    ...(vscode.workspace.workspaceFolders?.[0] && { defaultUri: vscode.workspace.workspaceFolders[0].uri }),
-  });
-  return picked?.[0];
 }
 
 async function runTriage(c: CtxInit, params: TriageParams): Promise<void> {
@@ -114,24 +115,4 @@ async function triageSelection(c: CtxInit): Promise<void> {
     return;
   }
   await reportErrors(c, () => runTriage(c, { text, label }));
-}
-
-async function openSnapshot(c: CtxInit, given: unknown): Promise<void> {
-  const uri = await pickFile(given, 'Open a PyTorch memory snapshot', { 'Memory snapshots': ['pickle', 'gz'], 'All files': ['*'] });
-  if (!uri) return;
-  await reportErrors(c, async () => {
-    const summary = await c.client.sendRequest(SnapshotSummaryRequest.type, { uri: uri.toString() });
-    ResultsPanel.show(c.extCtx.extensionUri, { view: 'snapshot', summary: { file: uri.fsPath, ...summary } });
-  });
-}
-
-/** Shows a failed request as an error notification (the server's message names the problem). */
-async function reportErrors(c: CtxInit, work: () => Promise<void>): Promise<void> {
-  try {
-    await work();
-  } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    c.log.error(message);
-    void vscode.window.showErrorMessage(`Headroom: ${message}`);
-  }
 }

@@ -49,7 +49,8 @@ describe('Headroom: Open Memory Snapshot… in code-server', () => {
     expect(await summary.innerText()).toContain(
       `${truth.trace_events.toLocaleString('en-US')} trace events on 1 device(s); ${liveSegments} segments at the end`,
     );
-    const rows = await view.locator('vscode-table-row').evaluateAll((elements) =>
+    // The first table is the decoder's action counts; the what-if tables follow it.
+    const rows = await view.locator('vscode-table').first().locator('vscode-table-row').evaluateAll((elements) =>
       elements.map((row) => [row.children[0]?.textContent ?? '', Number((row.children[1]?.textContent ?? '').replace(/,/g, ''))] as const),
     );
     const counts = new Map(rows);

@@ -13,8 +13,8 @@ import '@vscode-elements/elements/dist/vscode-table-header-cell/index.js';
 import '@vscode-elements/elements/dist/vscode-table-row/index.js';
 import type { Post } from './dom';
 import type { FromWebview, PanelContent, ToWebview } from './messages';
+import { renderReplay } from './views/replay';
 import { renderRun } from './views/run';
-import { renderSnapshot } from './views/snapshot';
 import { renderTriage } from './views/triage';
 
 interface VsCodeApi {
@@ -33,11 +33,11 @@ function render(content: PanelContent): void {
     case 'triage':
       root.replaceChildren(...renderTriage(post, content.report));
       break;
-    case 'snapshot':
-      root.replaceChildren(...renderSnapshot(content.summary));
-      break;
     case 'run':
       root.replaceChildren(...renderRun(post, content.run));
+      break;
+    case 'replay':
+      root.replaceChildren(...renderReplay(post, content));
       break;
   }
 }
@@ -49,6 +49,14 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       vscode.setState(message.content);
       render(message.content);
       break;
+    case 'replayAtCapacity': {
+      const current = vscode.getState();
+      if (current?.view !== 'replay' || current.file !== message.file) break;
+      const content: PanelContent = { ...current, atCapacity: message.result };
+      vscode.setState(content);
+      render(content);
+      break;
+    }
   }
 });
 

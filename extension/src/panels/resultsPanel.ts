@@ -10,6 +10,13 @@ import type { FromWebview, PanelContent, ToWebview } from '../../../webview/src/
 export class ResultsPanel {
   static readonly viewType = 'headroom.results';
   private static current: ResultsPanel | undefined;
+  /** Answers the webview's requests for more work (a replay at another capacity). */
+  private static requestHandler: ((message: Extract<FromWebview, { type: 'replayAtCapacity' }>) => Promise<ToWebview | undefined>) | undefined;
+
+  static onRequest(handler: typeof ResultsPanel.requestHandler): vscode.Disposable {
+    ResultsPanel.requestHandler = handler;
+    return new vscode.Disposable(() => (ResultsPanel.requestHandler = undefined));
+  }
 
   private readonly disposables: vscode.Disposable[] = [];
   private ready = false;
@@ -62,6 +69,11 @@ export class ResultsPanel {
           this.pending = undefined;
           this.post(content);
         }
+        break;
+      case 'replayAtCapacity':
+        void ResultsPanel.requestHandler?.(message).then((reply) => {
+          if (reply) void this.panel.webview.postMessage(reply);
+        });
         break;
       case 'openFile': {
         const line = Math.max(0, message.line - 1);
