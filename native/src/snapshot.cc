@@ -273,8 +273,59 @@ void SnapshotBuilder::orderEvents(PickleReader& reader, const Container& traces)
     out_.devices.push_back(d);
   }
   if (identity && order.size() == out_.events.count()) return;
-  // Rare: entries outside the traces, or shared between them. Gather the columns in trace order.
   EventColumns& ev = out_.events;
+  bool permutation = order.size() == ev.count();
+  if (permutation) {
+    std::vector<bool> seen(order.size(), false);
+    for (uint32_t i : order) {
+      if (seen[i]) {
+        permutation = false;
+        break;
+      }
+      seen[i] = true;
+    }
+  }
+  if (permutation) {
+    // A permutation (entries read by the fast path are numbered before entries the general path
+    // lowers later in the same batch): apply it in place, cycle by cycle, instead of copying every
+    // column, which would double the decoder's largest allocation.
+    std::vector<bool> placed(order.size(), false);
+    for (uint32_t start = 0; start < order.size(); ++start) {
+      if (placed[start] || order[start] == start) {
+        placed[start] = true;
+        continue;
+      }
+      const uint32_t action = ev.action[start];
+      const uint64_t addr = ev.addr[start];
+      const uint64_t size = ev.size[start];
+      const int64_t stream = ev.stream[start];
+      const int64_t timeUs = ev.timeUs[start];
+      const uint32_t stack = ev.stack[start];
+      uint32_t j = start;
+      for (;;) {
+        placed[j] = true;
+        const uint32_t k = order[j];
+        if (k == start) {
+          ev.action[j] = action;
+          ev.addr[j] = addr;
+          ev.size[j] = size;
+          ev.stream[j] = stream;
+          ev.timeUs[j] = timeUs;
+          ev.stack[j] = stack;
+          break;
+        }
+        ev.action[j] = ev.action[k];
+        ev.addr[j] = ev.addr[k];
+        ev.size[j] = ev.size[k];
+        ev.stream[j] = ev.stream[k];
+        ev.timeUs[j] = ev.timeUs[k];
+        ev.stack[j] = ev.stack[k];
+        j = k;
+      }
+    }
+    return;
+  }
+  // Rare: entries outside the traces, or shared between them. Gather the columns in trace order.
   EventColumns sorted;
   for (uint32_t i : order) {
     sorted.action.push_back(ev.action[i]);
