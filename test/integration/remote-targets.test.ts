@@ -70,7 +70,13 @@ describe.skipIf(skip !== undefined)('remote targets on real sshd and Slurm (CPU 
     sbatchEnv = { ...env, HEADROOM_TARGETS_FILE: sbatchTargets };
   }, 180_000);
 
-  const runArgs = (target: string) => ['repro', 'run', PROBE, '--target', target, '--variant', 'naive', '--variant', 'synchronized', '--json', '--python', python!, '--store', store];
+  // The desync is recognized within seconds whatever the window; the window only has to outlast
+  // `import torch`, which takes over 10 s on a loaded 2-core runner.
+  const HANG_WINDOW_S = 30;
+  const runArgs = (target: string) => [
+    'repro', 'run', PROBE, '--target', target, '--variant', 'naive', '--variant', 'synchronized',
+    '--hang-window', String(HANG_WINDOW_S), '--json', '--python', python!, '--store', store,
+  ];
 
   it('ssh: naive hangs with both ranks stacked, synchronized completes (CLI --target ssh:HOST)', () => {
     const r = cli(runArgs(`ssh:${hosts.sshHost}`));
@@ -93,7 +99,10 @@ describe.skipIf(skip !== undefined)('remote targets on real sshd and Slurm (CPU 
   }, 240_000);
 
   it('slurm (sbatch): queued, runs, completes; job state afterwards', () => {
-    const r = cli(['repro', 'run', PROBE, '--target', `slurm:${hosts.partition}`, '--variant', 'synchronized', '--json', '--python', python!, '--store', store], sbatchEnv);
+    const r = cli(
+      ['repro', 'run', PROBE, '--target', `slurm:${hosts.partition}`, '--variant', 'synchronized', '--hang-window', String(HANG_WINDOW_S), '--json', '--python', python!, '--store', store],
+      sbatchEnv,
+    );
     expect(r.status, r.stderr).toBe(0);
     const run = JSON.parse(r.stdout) as RunRecord;
     expect(run.cells.map((c) => c.outcome)).toEqual(['completed']);
@@ -106,7 +115,10 @@ describe.skipIf(skip !== undefined)('remote targets on real sshd and Slurm (CPU 
   it('ssh: a cut link leaves the run interrupted with what arrived; re-attach collects the finished result', async () => {
     const target = sshTarget();
     const listener = recorder();
-    const handle = await manager(target).start({ probe: PROBE, target: target.id, variants: ['naive', 'synchronized'], python: python! }, listener);
+    const handle = await manager(target).start(
+      { probe: PROBE, target: target.id, variants: ['naive', 'synchronized'], python: python!, hangWindowSeconds: HANG_WINDOW_S },
+      listener,
+    );
     await waitFor('the first cell', () => listener.states.some((s) => s.tag === 'cell-finished'), 120_000);
     const master = masterPid(target.shell.baseArgs());
     expect(master).toBeGreaterThan(0);
@@ -169,7 +181,10 @@ describe.skipIf(skip !== undefined)('remote targets on real sshd and Slurm (CPU 
     expect(blocker.status, blocker.stderr).toBe(0);
     try {
       const target = new SlurmTarget(hosts.partition, normalizeTargetOptions({ mode: 'sbatch' }));
-      const handle = await manager(target).start({ probe: PROBE, target: target.id, variants: ['synchronized'], python: python! }, recorder());
+      const handle = await manager(target).start(
+        { probe: PROBE, target: target.id, variants: ['synchronized'], python: python!, hangWindowSeconds: HANG_WINDOW_S },
+        recorder(),
+      );
       const state = await target.job(join(store, handle.runId));
       expect(state).toMatchObject({ tag: 'pending', queuePosition: 1 });
       await handle.cancel();
