@@ -1,7 +1,10 @@
-import type { Connection, TextDocuments } from 'vscode-languageserver';
+import type { CodeAction, CodeActionParams, Connection, TextDocuments } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { DiagnosticsStore } from './diagnostics';
 import type { HeadroomSettings } from './settings';
+
+/** Code actions of one feature for a request; features' actions are concatenated. */
+export type CodeActionProvider = (params: CodeActionParams) => CodeAction[];
 
 /** What every feature module's `register()` receives from the server. */
 export interface ServerContext {
@@ -12,6 +15,11 @@ export interface ServerContext {
   settingsFor(uri: string): Promise<HeadroomSettings>;
   /** Calls `listener` after the client reports a configuration change (caches already cleared). */
   onSettingsChanged(listener: () => void): void;
+  /**
+   * Adds a feature's quick fixes. LSP allows one `textDocument/codeAction` handler per server, so
+   * the server owns it and asks every provider.
+   */
+  addCodeActionProvider(provider: CodeActionProvider): void;
   /** Workspace folder paths on disk (for mapping traceback paths to workspace files). */
   workspaceFolders(): readonly string[];
   /**

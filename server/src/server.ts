@@ -14,7 +14,7 @@ import {
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import * as analysis from './analysis/lsp';
-import type { ServerContext } from './context';
+import type { CodeActionProvider, ServerContext } from './context';
 import { DiagnosticsStore } from './diagnostics';
 import { ServerStatusNotification, type ServerStatusParams } from './protocol';
 import * as replay from './replay/lsp';
@@ -29,6 +29,7 @@ const diagnostics = new DiagnosticsStore((uri, diags) => void connection.sendDia
 
 const settingsCache = new Map<string, Promise<HeadroomSettings>>();
 const settingsListeners: Array<() => void> = [];
+const codeActionProviders: CodeActionProvider[] = [];
 let folders: string[] = [];
 let pullConfiguration = false;
 let busyCount = 0;
@@ -60,6 +61,9 @@ const ctx: ServerContext = {
   },
   onSettingsChanged(listener) {
     settingsListeners.push(listener);
+  },
+  addCodeActionProvider(provider) {
+    codeActionProviders.push(provider);
   },
   workspaceFolders: () => folders,
   async track(label, work) {
@@ -107,6 +111,8 @@ connection.onDidChangeConfiguration(() => {
 });
 
 documents.onDidClose((e) => settingsCache.delete(e.document.uri));
+
+connection.onCodeAction((params) => codeActionProviders.flatMap((provide) => provide(params)));
 
 triage.register(ctx);
 analysis.register(ctx);

@@ -18,7 +18,6 @@ function fakeServer(device: string) {
   const pending: Array<Promise<unknown>> = [];
   const ctx = {
     connection: {
-      onCodeAction: (h: typeof handlers.action) => void (handlers.action = h),
       onCodeLens: (h: typeof handlers.lens) => void (handlers.lens = h),
       onHover: (h: typeof handlers.hover) => void (handlers.hover = h),
       console: { warn: () => undefined },
@@ -30,6 +29,7 @@ function fakeServer(device: string) {
     diagnostics: new DiagnosticsStore((uri, diags) => published.set(uri, diags)),
     settingsFor: async () => normalizeSettings({ device }),
     onSettingsChanged: () => undefined,
+    addCodeActionProvider: (h: typeof handlers.action) => void (handlers.action = h),
     workspaceFolders: () => [],
     track: <T>(_label: string, work: () => Promise<T>) => {
       const p = work();

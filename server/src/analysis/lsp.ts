@@ -136,7 +136,7 @@ export function register(ctx: ServerContext): void {
     for (const [uri, entry] of open) void analyze(uri, entry.parsed.text, entry.version).catch(() => undefined);
   });
 
-  ctx.connection.onCodeAction((params): CodeAction[] => {
+  ctx.addCodeActionProvider((params): CodeAction[] => {
     const result = open.get(params.textDocument.uri)?.result;
     if (!result) return [];
     const actions: CodeAction[] = [];

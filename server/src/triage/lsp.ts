@@ -1,15 +1,27 @@
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DiagnosticSeverity, type Diagnostic } from 'vscode-languageserver';
 import type { ServerContext } from '../context';
 import { docsUri } from '../docs';
 import { TriageRequest, type TriageReport, type Verdict } from '../protocol';
 import { triageFile, triageText } from './index';
-import type { TriageFixData } from './codeActions';
+import { triageCodeActions, type TriageFixData } from './codeActions';
 import { mapFramesToWorkspace } from './workspaceFrames';
 
 const DIAGNOSTIC_SOURCE = 'triage';
 
 export function register(ctx: ServerContext): void {
+  ctx.addCodeActionProvider((params) =>
+    triageCodeActions(params.context.diagnostics, (uri) => {
+      const open = ctx.documents.get(uri);
+      if (open) return open.getText();
+      try {
+        return readFileSync(fileURLToPath(uri), 'utf8');
+      } catch {
+        return undefined;
+      }
+    }),
+  );
   ctx.connection.onRequest(TriageRequest.type, (params) =>
     ctx.track('triage', async () => {
       let report: TriageReport;
