@@ -9,9 +9,11 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 
-# Debian packages: g++/make/python3 build the addon; python3-torch is real CPU PyTorch with gloo
-# for the reproducer tests; openssh-server and slurm-wlm (with munge) are the real remote targets.
-readonly system_packages=(g++ make python3 python3-torch openssh-server slurm-wlm munge)
+# Debian packages: g++/make/python3 build the addon (zlib1g-dev: it gunzips snapshots with zlib);
+# python3-torch is real CPU PyTorch with gloo for the reproducer tests; openssh-server and slurm-wlm
+# (with munge) are the real remote targets; clang and its libFuzzer/sanitizer runtimes
+# (libclang-rt-14-dev, only "recommended" by clang) build the decoder's fuzz smoke test.
+readonly system_packages=(g++ make python3 zlib1g-dev clang libclang-rt-14-dev python3-torch openssh-server slurm-wlm munge)
 
 if [[ "${1:-}" != '--no-system' ]]; then
   missing=()

@@ -14,6 +14,11 @@ npx tsc -b
 echo '== unit, native and integration tests'
 npx vitest run --project unit
 
+echo '== snapshot decoder fuzz smoke (libFuzzer, ASan, UBSan)'
+# If this fails: the crashing input is in native/fuzz/build/artifacts/; replay it with
+# native/fuzz/build/decode_fuzzer <file> to get the sanitizer report.
+bash native/fuzz/run.sh --runs 20000 --seconds 60
+
 echo '== end-to-end tests (code-server + chromium)'
 # If this fails: screenshots and logs are in test-results/.
 npx vitest run --project e2e
