@@ -117,10 +117,26 @@ export function layerActivationBytesPerToken(s: TransformerShape, compute: Preci
   return perToken;
 }
 
+interface ActivationTerms {
+  /** Without checkpointing: everything the layers save. With it: the saved layer inputs only. */
+  activations: number;
+  /** With checkpointing: one layer's activations while it is recomputed in backward. */
+  recomputedLayer: number;
+  checkpointed: boolean;
+  /** Logits at the end of the forward pass (logits, fp32 copy, log-softmax). */
+  logitsForward: number;
+  /** Logits when backward starts (adds the log-softmax gradients). */
+  logitsBackward: number;
+  /** The logits tensor the model output keeps alive. */
+  logitsHeld: number;
+  activationNote: string;
+  logitsNote: string;
+}
+
 /** Activation bytes a whole forward pass keeps, and the logits terms, for one micro-batch on one card. */
 function activationTerms(
   shape: ModelShape, facts: TrainingFacts, layersOnCard: number, lastCard: boolean, compute: Precision, residual: Precision, assumptions: string[],
-): { activations: number; logits: number; activationNote: string; logitsNote: string } {
+): ActivationTerms {
   const batch = facts.batchSize?.value ?? 1;
   if (!facts.batchSize) assumptions.push('batch size not found: assumed 1 per device');
   if (shape.kind === 'opaque') {
@@ -129,8 +145,7 @@ function activationTerms(
     const activations = Math.round(shape.activationBytesPerSample * batch * scale);
     if (shape.activationBytesPerSample === 0) assumptions.push(shape.source);
     return {
-      activations,
-      logits: 0,
+      activations, recomputedLayer: 0, checkpointed: false, logitsForward: 0, logitsBackward: 0, logitsHeld: 0,
       activationNote: `${batch} x ${image} px images (${shape.source})`,
       logitsNote: '',
     };
@@ -145,23 +160,32 @@ function activationTerms(
   const tokens = batch * seq;
   const perLayer = layerActivationBytesPerToken(shape, compute, residual, attention, seq) * tokens / tp;
   const checkpointed = facts.checkpointing?.value === true;
-  const layerInput = bytesOf(residual) * shape.hidden * tokens;
-  const activations = checkpointed ? layersOnCard * layerInput + perLayer : layersOnCard * perLayer;
-  let logits = 0;
+  const layerInput = bytesOf(residual) * shape.hidden * tokens / tp;
+  const activations = checkpointed ? layersOnCard * layerInput : layersOnCard * perLayer;
+  let logitsForward = 0;
+  let logitsBackward = 0;
+  let logitsHeld = 0;
   let logitsNote = '';
   if (shape.causalLm && lastCard && shape.vocab > 0) {
     const d = bytesOf(compute);
     const upcast = facts.logitsUpcast?.value !== false && d < 4;
-    // Logits in the compute dtype, then (with the float upcast) an fp32 copy, the fp32
-    // log-softmax saved for backward, and its gradient while backward starts.
-    const perElement = upcast ? d + 12 : 4 * d;
-    logits = perElement * tokens * shape.vocab / tp;
-    logitsNote = `${batch} x ${seq} x vocab ${shape.vocab}, ${perElement} B per element (${upcast ? 'upcast to fp32 for the loss' : 'loss in ' + compute})`;
+    // Forward end: the logits in the compute dtype, then (with the float upcast) an fp32 copy and the
+    // fp32 log-softmax saved for backward. Backward start: the log-softmax gradient and its input's
+    // gradient join them.
+    const elements = (tokens * shape.vocab) / tp;
+    logitsForward = (upcast ? d + 8 : 2 * d) * elements;
+    logitsBackward = (upcast ? d + 12 : 4 * d) * elements;
+    logitsHeld = d * elements;
+    logitsNote = `${batch} x ${seq} x vocab ${shape.vocab} (${upcast ? 'upcast to fp32 for the loss' : 'loss in ' + compute})`;
   }
   const activationNote = checkpointed
-    ? `checkpointed: ${layersOnCard} layer inputs of ${batch} x ${seq} x ${shape.hidden} plus one layer recomputed (${attention} attention)`
+    ? `checkpointed: ${layersOnCard} layer inputs of ${batch} x ${seq} x ${shape.hidden} (${attention} attention)`
     : `${layersOnCard} layers x ${batch} x ${seq} tokens (${attention} attention${attention === 'eager' ? ', quadratic scores' : ''})`;
-  return { activations: Math.round(activations), logits: Math.round(logits), activationNote, logitsNote };
+  return {
+    activations: Math.round(activations), recomputedLayer: checkpointed ? Math.round(perLayer) : 0, checkpointed,
+    logitsForward: Math.round(logitsForward), logitsBackward: Math.round(logitsBackward), logitsHeld: Math.round(logitsHeld),
+    activationNote, logitsNote,
+  };
 }
 
 export interface PlanOptions {
@@ -265,16 +289,34 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
 
     const ddpBuckets = s === 'ddp' && facts.gradientAsBucketView?.value !== true ? trainable * gradBytes : 0;
     const gather = shardWeights > 1 && split ? 2 * split.perLayer * bytesOf(compute) / lay.tp + split.perLayer * gradBytes / lay.tp : 0;
-    const autocastCopies = autocast && bytesOf(autocast) < wBytes && split
-      ? (split.perLayer * layersOnCard + (last ? (split.head > 0 ? split.head : split.embedding) : 0)) / lay.tp / shardWeights * bytesOf(autocast)
-      : 0;
+    const castBytes = autocast && bytesOf(autocast) < wBytes && split ? bytesOf(autocast) / lay.tp / shardWeights : 0;
+    const headCast = split && last ? (split.head > 0 ? split.head : split.embedding) * castBytes : 0;
+    const layerCast = split ? split.perLayer * castBytes : 0;
+    const autocastCopies = layerCast * layersOnCard + headCast;
 
     const act = activationTerms(shape, facts, layersOnCard, last, compute, residual, notes);
     const accumulating = (facts.gradAccum?.value ?? 1) > 1;
     const steady = items.reduce((a, it) => a + (it.key === 'gradients' ? 0 : it.bytes), 0) + ddpBuckets + gather;
     const gradsBytes = items.find((it) => it.key === 'gradients')?.bytes ?? 0;
-    const forward = steady + (accumulating ? gradsBytes : 0) + autocastCopies + act.activations + act.logits;
-    const step = steady + gradsBytes + stepTemp;
+    const base = steady + (accumulating ? gradsBytes : 0);
+
+    // The forward-side peak. Without checkpointing the layers save their activations and autocast's
+    // weight casts until their backward, so backward's start is the peak. With checkpointing only the
+    // layer inputs stay; autocast's casts are dropped when its context exits (but the head's, which the
+    // head saves), and one layer at a time is recomputed while the model output still holds the logits.
+    interface Candidate { copies: number; copiesNote: string; activations: number; activationNote: string; logits: number; logitsNote: string }
+    const candidates: Candidate[] = act.checkpointed
+      ? [
+          { copies: autocastCopies, copiesNote: 'casts of every matmul weight, cached by autocast until the forward pass ends', activations: act.activations, activationNote: act.activationNote, logits: act.logitsForward, logitsNote: `${act.logitsNote}, at the end of the forward pass` },
+          { copies: headCast, copiesNote: "the head's cast, saved for backward", activations: act.activations, activationNote: act.activationNote, logits: act.logitsBackward, logitsNote: `${act.logitsNote}, when backward starts` },
+          { copies: headCast + layerCast, copiesNote: "the head's cast and the recomputed layer's", activations: act.activations + act.recomputedLayer, activationNote: `${act.activationNote}, one layer recomputed`, logits: act.logitsHeld, logitsNote: `${act.logitsNote}, the logits the model output holds` },
+        ]
+      : [{ copies: autocastCopies, copiesNote: 'casts of every matmul weight, cached by autocast and saved for backward', activations: act.activations, activationNote: act.activationNote, logits: act.logitsBackward, logitsNote: `${act.logitsNote}, when backward starts` }];
+    const total = (c: Candidate): number => c.copies + c.activations + c.logits;
+    const fwd = candidates.reduce((a, b) => (total(b) > total(a) ? b : a));
+    const forward = base + total(fwd);
+    // The optimizer step runs while the loop still holds the last model output (and its logits).
+    const step = steady + gradsBytes + stepTemp + act.logitsHeld;
     const peakPhase = forward >= step ? 'forward' : 'optimizer-step';
 
     const peakItems = items.filter((it) => it.key !== 'gradients' || peakPhase === 'optimizer-step' || accumulating);
@@ -284,11 +326,12 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
     pushPeak('ddpBuckets', 'DDP gradient buckets', ddpBuckets, 'a copy of the gradients (gradient_as_bucket_view=False)');
     pushPeak('shardGather', 'Gathered shard buffers', gather, 'one layer unsharded for compute plus one prefetched, and its reduce-scatter gradient');
     if (peakPhase === 'forward') {
-      pushPeak('autocastWeightCopies', 'Autocast weight copies', autocastCopies, `low-precision casts of the matmul weights, cached by autocast and saved for backward`);
-      pushPeak('activations', 'Activations', act.activations, act.activationNote);
-      pushPeak('logits', 'Logits and loss', act.logits, act.logitsNote);
+      pushPeak('autocastWeightCopies', 'Autocast weight copies', fwd.copies, fwd.copiesNote);
+      pushPeak('activations', 'Activations', fwd.activations, fwd.activationNote);
+      pushPeak('logits', 'Logits and loss', fwd.logits, fwd.logitsNote);
     } else {
       pushPeak('optimizerStepTemp', 'Optimizer step temporaries', stepTemp, 'foreach AdamW keeps sqrt(exp_avg_sq) for every parameter during step()');
+      pushPeak('logits', 'Logits held by the model output', act.logitsHeld, act.logitsNote);
     }
     const allocatedPeakBytes = peakItems.reduce((a, it) => a + it.bytes, 0);
 
