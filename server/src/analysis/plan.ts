@@ -205,6 +205,9 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
 
   const master = facts.masterWeights?.value === true;
   const weightDtype: Precision = facts.weightDtype?.value ?? 'fp32';
+  if (!facts.weightDtype && model.evidence.includes('from_pretrained')) {
+    assumptions.push("weights' dtype not given: assumed fp32 (transformers 4.x loads fp32; transformers 5 loads the checkpoint's dtype, pass torch_dtype to be sure)");
+  }
   const autocast = facts.autocast?.value;
   const compute: Precision = autocast ?? weightDtype;
   const residual: Precision = weightDtype;
