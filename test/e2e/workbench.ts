@@ -209,6 +209,17 @@ export class Workbench {
     }
   }
 
+  /**
+   * Where code-server installed the VSIX under test; its dist/cli.js is the same build as the
+   * server the workbench runs, so a test can ask the CLI what the editor should show.
+   */
+  async installedExtensionDir(): Promise<string> {
+    const root = path.join(this.tempDir, 'extensions');
+    const dir = (await readdir(root)).find((entry) => entry.startsWith('headroom.headroom-'));
+    if (!dir) throw new Error(`no headroom.headroom-* extension under ${root}`);
+    return path.join(root, dir);
+  }
+
   /** The palette's text box (also the box of quick picks and of the simple file dialog). */
   get quickInput(): Locator {
     return this.page.locator('.quick-input-widget .quick-input-box input');
