@@ -20,7 +20,10 @@
       "defines": [
         "NAPI_VERSION=8",
         "NAPI_DISABLE_CPP_EXCEPTIONS",
-        "NODE_ADDON_API_DISABLE_DEPRECATED"
+        "NODE_ADDON_API_DISABLE_DEPRECATED",
+        # A promise settled while a worker thread is being terminated cannot throw; without this
+        # node-addon-api turns that into a fatal error.
+        "NODE_API_SWALLOW_UNTHROWABLE_EXCEPTIONS"
       ],
       # The decoder reports bad input by throwing C++ exceptions that never leave the worker thread
       # (DecodeWorker::Execute catches them), so exceptions are on in our code while node-addon-api

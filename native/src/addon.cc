@@ -35,7 +35,14 @@ Napi::Value InitErrors(const Napi::CallbackInfo& info) {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   auto* addon = new Addon();
-  env.AddCleanupHook([](Addon* a) { delete a; }, addon);
+  env.AddCleanupHook(
+      [](Addon* a) {
+        a->cleaned = true;
+        a->errorClass.Reset();
+        // Workers still queued keep the object alive; the last one deletes it (PromiseWorker).
+        if (a->pendingWorkers == 0) delete a;
+      },
+      addon);
   exports.Set("init", Napi::Function::New(env, InitErrors, "init", addon));
   exports.Set("decodeSnapshotSummary",
               Napi::Function::New(env, DecodeSnapshotSummary, "decodeSnapshotSummary", addon));

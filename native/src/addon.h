@@ -12,6 +12,11 @@ class Addon {
  public:
   // The JS class (NativeError in native/index.ts) every error is constructed from; set by init().
   Napi::FunctionReference errorClass;
+  // Set by the environment's cleanup hook: JS can no longer run, so settling promises is skipped.
+  bool cleaned = false;
+  // Async workers still holding this object; the last one to finish after cleanup deletes it.
+  // Touched only on the environment's JS thread.
+  int pendingWorkers = 0;
 
   // Builds `new errorClass(message, code)`, or a plain Error with a `code` before init() ran.
   // JS thread only.

@@ -28,8 +28,14 @@ namespace {
 // DecodeError), and convert the result in Result() (JS thread).
 class PromiseWorker : public Napi::AsyncWorker {
  public:
-  PromiseWorker(Napi::Env env, const Addon& addon)
-      : Napi::AsyncWorker(env, "headroom"), deferred_(Napi::Promise::Deferred::New(env)), addon_(addon) {}
+  PromiseWorker(Napi::Env env, Addon& addon)
+      : Napi::AsyncWorker(env, "headroom"), deferred_(Napi::Promise::Deferred::New(env)), addon_(addon) {
+    ++addon_.pendingWorkers;
+  }
+  // JS thread (or the environment's teardown).
+  ~PromiseWorker() override {
+    if (--addon_.pendingWorkers == 0 && addon_.cleaned) delete &addon_;
+  }
 
   Napi::Promise promise() const { return deferred_.Promise(); }
 
@@ -56,6 +62,7 @@ class PromiseWorker : public Napi::AsyncWorker {
 
   // JS thread.
   void OnOK() final {
+    if (addon_.cleaned) return;
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
     Napi::Value result = Result(env);
@@ -68,13 +75,14 @@ class PromiseWorker : public Napi::AsyncWorker {
 
   // JS thread.
   void OnError(const Napi::Error& error) final {
+    if (addon_.cleaned) return;
     Napi::Env env = Env();
     Napi::HandleScope scope(env);
     deferred_.Reject(addon_.makeError(env, errorCode_, error.Message()));
   }
 
   Napi::Promise::Deferred deferred_;
-  const Addon& addon_;
+  Addon& addon_;
   const char* errorCode_ = code::kMalformed;
 };
 
@@ -129,7 +137,7 @@ struct Summary {
 
 class SummaryWorker final : public PromiseWorker {
  public:
-  SummaryWorker(Napi::Env env, const Addon& addon, SnapshotInput input)
+  SummaryWorker(Napi::Env env, Addon& addon, SnapshotInput input)
       : PromiseWorker(env, addon), input_(std::move(input)) {}
 
  private:
@@ -189,7 +197,7 @@ Napi::Value BigNumber(Napi::Env env, uint64_t v) { return Napi::Number::New(env,
 // Decodes once, then replays every requested variant on each device.
 class ReplayWorker final : public PromiseWorker {
  public:
-  ReplayWorker(Napi::Env env, const Addon& addon, SnapshotInput input,
+  ReplayWorker(Napi::Env env, Addon& addon, SnapshotInput input,
                std::vector<VariantRequest> variants, bool timeline, bool segmentCalls, uint64_t deviceTotalBytes,
                uint32_t firstEvent, uint32_t peakSites)
       : PromiseWorker(env, addon),
@@ -432,7 +440,7 @@ class ReplayWorker final : public PromiseWorker {
 // Decodes a snapshot and writes it back as a protocol-4 pickle for memory_viz.
 class ExportWorker final : public PromiseWorker {
  public:
-  ExportWorker(Napi::Env env, const Addon& addon, SnapshotInput input, std::string outPath, ExportOptions options)
+  ExportWorker(Napi::Env env, Addon& addon, SnapshotInput input, std::string outPath, ExportOptions options)
       : PromiseWorker(env, addon), input_(std::move(input)), outPath_(std::move(outPath)), options_(options) {}
 
  private:
@@ -455,7 +463,7 @@ class ExportWorker final : public PromiseWorker {
 };
 
 // Argument errors reject the promise too, so callers handle every failure in one place.
-Napi::Value Rejected(Napi::Env env, const Addon& addon, const std::string& message) {
+Napi::Value Rejected(Napi::Env env, Addon& addon, const std::string& message) {
   auto deferred = Napi::Promise::Deferred::New(env);
   deferred.Reject(addon.makeError(env, code::kInvalidArgument, message));
   return deferred.Promise();
@@ -478,7 +486,7 @@ bool ReadBytesOption(const Napi::Value& v, uint64_t& out) {
 
 Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& addon = *static_cast<const Addon*>(info.Data());
+  auto& addon = *static_cast<Addon*>(info.Data());
   SnapshotInput input;
   if (info.Length() < 1 || !ReadInput(info[0], input)) {
     return Rejected(env, addon, "Expected first argument to be a Uint8Array or a file path");
@@ -540,7 +548,7 @@ Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info) {
 
 Napi::Value ExportSnapshot(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& addon = *static_cast<const Addon*>(info.Data());
+  auto& addon = *static_cast<Addon*>(info.Data());
   SnapshotInput input;
   if (info.Length() < 1 || !ReadInput(info[0], input)) {
     return Rejected(env, addon, "Expected first argument to be a Uint8Array or a file path");
@@ -568,7 +576,7 @@ Napi::Value ExportSnapshot(const Napi::CallbackInfo& info) {
 
 Napi::Value DecodeSnapshotSummary(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  const auto& addon = *static_cast<const Addon*>(info.Data());
+  auto& addon = *static_cast<Addon*>(info.Data());
   SnapshotInput input;
   if (info.Length() < 1 || !ReadInput(info[0], input)) {
     return Rejected(env, addon, "Expected first argument to be a Uint8Array or a file path");
