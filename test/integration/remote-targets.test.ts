@@ -174,6 +174,19 @@ describe.skipIf(skip !== undefined)('remote targets on real sshd and Slurm (CPU 
     await waitFor('no process of the run', () => processesMentioning(handle.runId).length === 0, 10_000);
   }, 240_000);
 
+  it('slurm through an SSH login node: srun runs over the ssh transport', async () => {
+    const target = new SlurmTarget(hosts.partition, normalizeTargetOptions({ host: hosts.sshHost, sshConfig: hosts.sshConfig }));
+    expect(target.shell.label).toBe(`ssh:${hosts.sshHost}`);
+    const handle = await manager(target).start(
+      { probe: PROBE, target: target.id, variants: ['synchronized'], python: python!, hangWindowSeconds: HANG_WINDOW_S },
+      recorder(),
+    );
+    const run = await handle.done;
+    expect(run.status, run.message).toBe('finished');
+    expect(run.cells.map((c) => c.outcome)).toEqual(['completed']);
+    expect(await jobIds(new LocalShell(), `headroom-${handle.runId}`)).toEqual([]);
+  }, 240_000);
+
   it('slurm (sbatch): a queued run shows its queue position, and cancel removes the job', async () => {
     const shell = new LocalShell();
     // Fill the node (all 4 CPUs) so the run must wait.
