@@ -105,8 +105,18 @@ describe.skipIf(skip !== undefined)('ssh transport (real sshd on 127.0.0.1)', ()
   it('keeps a detached run going through a cut link; a new connection tails the rest without loss', async () => {
     const dir = await makeDirectory(ssh, `${runDir}/detached`);
     const marker = `hr-detached-${process.pid}-${Date.now()}`;
-    // 40 numbered lines, one every 100 ms, then exit 5.
-    const program = `import sys, time\nfor i in range(40):\n    print("line %d ${marker}" % i, flush=True)\n    time.sleep(0.1)\nsys.exit(5)\n`;
+    // 40 numbered lines, one every 50 ms; after line 9 it waits for a `release` file (so the link
+    // is cut while it runs, however slow the machine), then exits 5.
+    const program = [
+      'import os, sys, time',
+      'for i in range(40):',
+      `    print("line %d ${marker}" % i, flush=True)`,
+      '    while i == 9 and not os.path.exists("release"):',
+      '        time.sleep(0.05)',
+      '    time.sleep(0.05)',
+      'sys.exit(5)',
+      '',
+    ].join('\n');
     await run(ssh, `cat > ${dir}/prog.py`, { stdin: program });
     const pgid = await launch(ssh, { dir, name: 'job', argv: [hosts.python, 'prog.py', marker], env: { HR_TEST: 'x y' } });
     expect(pgid).toBeGreaterThan(1);
@@ -118,7 +128,7 @@ describe.skipIf(skip !== undefined)('ssh transport (real sshd on 127.0.0.1)', ()
       });
     // Follow a little, then cut the link by killing the sshd processes serving the master connection.
     const first = follow();
-    for (let i = 0; i < 100 && !received.toString().includes('line 5 '); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 600 && !received.toString().includes('line 9 '); i++) await new Promise((r) => setTimeout(r, 100));
     expect(received.length).toBeGreaterThan(0);
     const master = masterPid(ssh.baseArgs());
     expect(master).toBeGreaterThan(0);
@@ -127,7 +137,9 @@ describe.skipIf(skip !== undefined)('ssh transport (real sshd on 127.0.0.1)', ()
     for (const pid of serving) process.kill(pid, 'SIGKILL');
     await expect(first.done).rejects.toMatchObject({ code: 'HR_SSH_CONNECT' });
     const cutAt = received.length;
-    expect(received.toString()).not.toContain('line 39 ');
+    expect(received.toString()).not.toContain('line 10 ');
+    // The program goes on over a new connection; so does the following, from the same byte.
+    await run(ssh, `touch -- ${quote(`${dir}/release`)}`);
 
     // Re-attach: a new connection, following from the byte where the first one stopped.
     const end = await follow().done;
