@@ -28,7 +28,6 @@ class FileSource final : public ByteSource {
   FileSource(const FileSource&) = delete;
   FileSource& operator=(const FileSource&) = delete;
   size_t read(uint8_t* dst, size_t capacity) override;
-  bool gzip() const { return gzip_; }
   // A guess at the decompressed size (the file size, times a typical ratio when gzip).
   uint64_t sizeHint() const { return gzip_ ? fileBytes_ * 6 : fileBytes_; }
 
@@ -64,8 +63,6 @@ class InputWindow {
   size_t available() const { return static_cast<size_t>(end_ - cursor_); }
   // Byte offset of cursor() from the start of the input (for error messages).
   uint64_t offset() const { return windowStart_ + static_cast<uint64_t>(cursor_ - data_); }
-  // True once the cursor is at the end and the source has nothing more.
-  bool atEnd() { return !ensure(1); }
 
  private:
   bool refill(size_t n);

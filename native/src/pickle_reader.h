@@ -98,7 +98,6 @@ class PickleReader {
   // pickle, 0 if unknown) sizes the memo up front.
   Value run(uint64_t sizeHint = 0);
 
-  const StringTable& strings() const { return strings_; }
   const Container& container(const Value& v) const { return containers_[v.ref]; }
   // Resolves a container that has been lowered to its record; other values pass through.
   Value resolve(const Value& v) const {

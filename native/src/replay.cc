@@ -20,7 +20,6 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
     plan.request.assign(n, kNil);
     std::unordered_map<uint64_t, uint32_t> live;  // Trace address -> request.
     std::vector<bool> requested;
-    int64_t segmentBytes = 0;
     // Blocks in use at the first replayed entry become requests of their own, so that the frees
     // the trace records for them find them.
     plan.initial = reconstructInitialState(snapshot, d, plan.begin, settings);
@@ -88,13 +87,10 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
           [[fallthrough]];
         case kSegmentMap:
           ++plan.recordedDeviceAllocs;
-          segmentBytes += static_cast<int64_t>(ev.size[e]);
-          plan.recordedReservedPeakDelta = std::max(plan.recordedReservedPeakDelta, segmentBytes);
           break;
         case kSegmentFree:
         case kSegmentUnmap:
           ++plan.recordedDeviceFrees;
-          segmentBytes -= static_cast<int64_t>(ev.size[e]);
           break;
         default:
           break;

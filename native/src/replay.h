@@ -44,7 +44,6 @@ struct DevicePlan {
   uint64_t recordedDeviceAllocs = 0;
   uint64_t recordedDeviceFrees = 0;
   uint64_t recordedOoms = 0;
-  int64_t recordedReservedPeakDelta = 0;  // Peak of segment bytes relative to the trace start.
   std::unordered_map<uint64_t, std::deque<uint64_t>> segmentAddresses;  // segment_alloc: size -> addresses.
 };
 

@@ -159,7 +159,6 @@ bool DeviceSimulator::allocBlock(Params& p, bool isRetry) {
   p.block = b;
   addReserved(size);
   stats_.segments += 1;
-  stats_.segmentsPeak = std::max(stats_.segmentsPeak, stats_.segments);
   stats_.deviceAllocs += 1;
   return true;
 }
@@ -203,8 +202,6 @@ bool DeviceSimulator::releaseCachedBlocks() {
   releaseBlocks(small_);
   return true;
 }
-
-void DeviceSimulator::emptyCache() { releaseCachedBlocks(); }
 
 void DeviceSimulator::releaseBlocks(Pool& pool) {
   std::vector<uint32_t> toUnmap;
@@ -383,8 +380,6 @@ uint32_t DeviceSimulator::findExpandableBlock(uint64_t stream, Pool& pool, uint6
   const uint64_t addressSpace = deviceTotal_ + deviceTotal_ / 8;
   es.pages = (addressSpace + es.pageSize - 1) / es.pageSize;
   es.base = nextVirtualAddress_;
-  es.stream = stream;
-  es.live = true;
   nextVirtualAddress_ += es.pages * es.pageSize + (uint64_t{1} << 30);
   segments_.push_back(es);
   const uint32_t b = newBlock();
@@ -502,7 +497,6 @@ void DeviceSimulator::unmapBlock(uint32_t b) {
 }
 
 void DeviceSimulator::releaseExpandableSegment(uint32_t b) {
-  segments_[static_cast<size_t>(blocks_[b].segment)].live = false;
   poolOf(blocks_[b]).unmapped.erase(keyOf(b));
   deleteBlock(b);
 }
@@ -548,7 +542,6 @@ std::vector<uint32_t> DeviceSimulator::installSegment(uint64_t address, bool sma
   stats_.reservedBytes += total;
   stats_.reservedPeakBytes = std::max(stats_.reservedPeakBytes, stats_.reservedBytes);
   stats_.segments += 1;
-  stats_.segmentsPeak = std::max(stats_.segmentsPeak, stats_.segments);
   return ids;
 }
 

@@ -31,7 +31,6 @@ struct SimStats {
   uint64_t reservedBytes = 0;  // total_allocated_memory: cudaMalloc'd plus mapped bytes.
   uint64_t reservedPeakBytes = 0;
   uint64_t segments = 0;       // Non-expandable segments currently held.
-  uint64_t segmentsPeak = 0;
   uint64_t deviceAllocs = 0;   // num_device_alloc: cudaMalloc and map calls.
   uint64_t deviceFrees = 0;    // num_device_free: cudaFree and unmap calls.
   uint64_t allocRetries = 0;   // num_alloc_retries.
@@ -60,8 +59,6 @@ class DeviceSimulator {
   // free_block: the block returns to its pool (merged with free neighbours). Ignored when the
   // block was already returned by a synchronizing release or now belongs to another owner.
   void freeCompleted(uint32_t block, uint32_t owner);
-  // Releases every cached block that is not part of a split segment (torch.cuda.empty_cache()).
-  void emptyCache();
 
   // A block of a segment that is installed as it was recorded (see installSegment).
   struct InstalledBlock {
@@ -83,9 +80,6 @@ class DeviceSimulator {
   void setAddressHints(std::unordered_map<uint64_t, std::deque<uint64_t>> hints) { addressHints_ = std::move(hints); }
   // When set, every device-memory call is appended here.
   void logSegmentCalls(std::vector<SegmentCall>* log) { segmentLog_ = log; }
-  uint64_t blockSize(uint32_t block) const { return blocks_[block].size; }
-  uint64_t blockAddress(uint32_t block) const { return blocks_[block].ptr; }
-  bool blockPending(uint32_t block) const { return blocks_[block].pending; }
 
   static uint64_t roundSize(const AllocatorSettings& settings, uint64_t size);
 
@@ -136,12 +130,11 @@ class DeviceSimulator {
     bool small;
     int64_t getFreeBlocksCallCount = 0;
   };
+  // The reserved address range of one expandable segment (its pages are mapped block by block).
   struct ExpandableSegment {
     uint64_t base = 0;
     uint64_t pageSize = 0;
     uint64_t pages = 0;
-    uint64_t stream = 0;
-    bool live = false;
   };
   struct Params {
     uint64_t size;

@@ -241,7 +241,6 @@ void SnapshotBuilder::readSettings(PickleReader& reader, const Value& v) {
   const Container& dict = reader.container(v);
   KeyView keys(dict);
   AllocatorSettingsRecord& s = out_.settings;
-  s.present = true;
   if (const Value* conf = keys.get(kKeyAllocConf); conf != nullptr && conf->tag == Tag::Str) {
     s.allocConf = std::string(out_.strings.get(conf->ref));
   }

@@ -74,7 +74,6 @@ struct Segment {
 
 // The run's allocator configuration as the snapshot recorded it (C++ path or PyTorch >= 2.1).
 struct AllocatorSettingsRecord {
-  bool present = false;
   std::string allocConf;  // PYTORCH_CUDA_ALLOC_CONF as last set.
   int64_t maxSplitSize = -1;
   double gcThreshold = 0;
