@@ -385,6 +385,20 @@ export class Workbench {
   }
 
   /**
+   * Saves the text of the open webview (collapsed sections included) as
+   * test-results/<suite>-<name>.txt and returns its path: the evidence behind a failed assertion.
+   */
+  async saveWebviewText(name: string): Promise<string> {
+    const file = path.join(resultsDir, `${this.options.name}-${name}.txt`);
+    const text = await this.webview()
+      .locator('body')
+      .evaluate((body) => body.textContent ?? '', undefined, { timeout: 10_000 })
+      .catch((err: unknown) => `(no webview text: ${String(err)})`);
+    await writeFile(file, text);
+    return file;
+  }
+
+  /**
    * Closes the browser, ends code-server's whole process group, keeps the workbench logs
    * (extension host, Headroom's output channel) in test-results/<suite>-logs, and removes the
    * temporary directory.
