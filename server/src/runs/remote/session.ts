@@ -55,7 +55,6 @@ export interface RemoteStartOptions extends StartOptions {
   jobName?: string;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function mirrorFile(localRunDir: string, name: 'out' | 'err'): string {
   return path.join(localRunDir, 'remote', `${SUPERVISOR}.${name}`);
