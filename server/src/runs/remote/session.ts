@@ -55,7 +55,6 @@ export interface RemoteStartOptions extends StartOptions {
   jobName?: string;
 }
 
-
 function mirrorFile(localRunDir: string, name: 'out' | 'err'): string {
   return path.join(localRunDir, 'remote', `${SUPERVISOR}.${name}`);
 }
