@@ -37,7 +37,7 @@ mkdir -p "${SSH_DIR}" "${SLURM_DIR}/state" "${SLURM_DIR}/spool" "${MUNGE_DIR}"
 # munged refuses key and socket directories that others can write to.
 chmod 0700 "${STATE}" "${SSH_DIR}" "${MUNGE_DIR}"
 
-for tool in /usr/sbin/sshd ssh ssh-keygen ssh-keyscan /usr/sbin/munged /usr/sbin/slurmctld /usr/sbin/slurmd sinfo srun; do
+for tool in /usr/sbin/sshd ssh ssh-keygen /usr/sbin/munged /usr/sbin/slurmctld /usr/sbin/slurmd sinfo srun; do
   command -v "${tool}" >/dev/null || die "${tool} not found (run scripts/setup.sh as root to install openssh-server, slurm-wlm and munge)"
 done
 [[ "$(id -u)" == '0' ]] || die 'run as root: the loopback sshd logs in as root and slurmd must run as root'
@@ -134,7 +134,7 @@ fi
 # makes it take the 4 CPUs below instead, so two ranks fit even on a 2-core CI runner.
 readonly ctld_port=$(remember_port ctld "${SLURM_DIR}/ctld.port")
 readonly slurmd_port=$(remember_port slurmd "${SLURM_DIR}/slurmd.port")
-readonly node_name=$(hostname -s)
+readonly node_name=$(uname -n | cut -d. -f1)
 readonly partition=debug
 cat >"${SLURM_DIR}/slurm.conf" <<EOF
 # Written by scripts/start-test-hosts.sh: a throwaway single-node cluster.
