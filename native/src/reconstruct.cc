@@ -21,6 +21,7 @@ struct SegmentInfo {
   uint64_t size;
   uint64_t stream;
   bool small;
+  bool expandable;
   std::map<uint64_t, BlockInfo> blocks;  // Start address -> block.
 };
 
@@ -63,7 +64,9 @@ class BackwardWalk {
     uint64_t size = rounded;
     const uint64_t tail = freeEnd - (addr + rounded);
     const bool oversize = rounded >= settings_.maxSplitSize;
-    if (tail > 0 && ((seg->small && tail < 512) || (!seg->small && tail <= kMiB) ||
+    // Small pools and expandable segments split off any remainder of 512 bytes or more.
+    const bool splitsSmall = seg->small || seg->expandable;
+    if (tail > 0 && ((splitsSmall && tail < 512) || (!splitsSmall && tail <= kMiB) ||
                      (oversize && tail < settings_.maxNonSplitRoundingSize))) {
       size += tail;
     }
@@ -91,8 +94,73 @@ class BackwardWalk {
     seg.stream = stream;
     // Small requests are packed into 2 MiB segments, and no large-pool segment has that size.
     seg.small = size == kSmallBuffer;
+    seg.expandable = false;
     seg.blocks[addr] = {size, 0, BlockState::Free};
     segments[addr] = std::move(seg);
+    return true;
+  }
+
+  // segment_map made [addr, addr+size) of an expandable segment usable (merged with the mapped free
+  // space around it): before it, that range was unmapped, so it leaves the mapped range it is in.
+  bool undoSegmentMap(uint64_t addr, uint64_t size) {
+    auto segIt = segments.upper_bound(addr);
+    if (segIt == segments.begin()) return fail("a segment_map", addr);
+    --segIt;
+    SegmentInfo& seg = segIt->second;
+    const uint64_t segStart = segIt->first;
+    if (!seg.expandable || addr + size > segStart + seg.size) return fail("a segment_map", addr);
+    auto it = seg.blocks.upper_bound(addr);
+    --it;
+    const uint64_t freeStart = it->first;
+    const uint64_t freeEnd = it->first + it->second.size;
+    if (it->second.state != BlockState::Free || addr + size > freeEnd) return fail("a segment_map", addr);
+    seg.blocks.erase(it);
+    if (freeStart < addr) seg.blocks[freeStart] = {addr - freeStart, 0, BlockState::Free};
+    if (addr + size < freeEnd) seg.blocks[addr + size] = {freeEnd - addr - size, 0, BlockState::Free};
+    // Split the mapped range around the hole.
+    SegmentInfo right{segStart + seg.size - (addr + size), seg.stream, seg.small, true, {}};
+    for (auto b = seg.blocks.lower_bound(addr + size); b != seg.blocks.end();) {
+      right.blocks.insert(*b);
+      b = seg.blocks.erase(b);
+    }
+    seg.size = addr - segStart;
+    const bool leftEmpty = seg.size == 0;
+    if (right.size > 0) segments[addr + size] = std::move(right);
+    if (leftEmpty) segments.erase(segStart);
+    return true;
+  }
+
+  // segment_unmap released [addr, addr+size): before it, that range was mapped and free, joined to
+  // the mapped ranges on either side.
+  bool undoSegmentUnmap(uint64_t addr, uint64_t size, uint64_t stream) {
+    if (segmentContaining(addr) != nullptr || segmentContaining(addr + size - 1) != nullptr) {
+      return fail("a segment_unmap", addr);
+    }
+    SegmentInfo seg{size, stream, size % kLargeBuffer != 0, true, {}};
+    seg.blocks[addr] = {size, 0, BlockState::Free};
+    uint64_t start = addr;
+    // Join the mapped range that ends here.
+    auto before = segments.lower_bound(addr);
+    if (before != segments.begin()) {
+      auto prev = std::prev(before);
+      if (prev->second.expandable && prev->first + prev->second.size == addr) {
+        SegmentInfo left = std::move(prev->second);
+        start = prev->first;
+        segments.erase(prev);
+        left.size += seg.size;
+        left.blocks.insert(seg.blocks.begin(), seg.blocks.end());
+        seg = std::move(left);
+      }
+    }
+    // And the one that starts right after.
+    auto after = segments.find(addr + size);
+    if (after != segments.end() && after->second.expandable) {
+      seg.size += after->second.size;
+      seg.blocks.insert(after->second.blocks.begin(), after->second.blocks.end());
+      segments.erase(after);
+    }
+    auto it = segments.emplace(start, std::move(seg)).first;
+    mergeFree(it->second, it->second.blocks.find(addr));
     return true;
   }
 
@@ -144,15 +212,11 @@ InitialState reconstructInitialState(const Snapshot& snapshot, uint32_t device, 
   BackwardWalk walk(settings);
   for (const Segment& s : snapshot.segments) {
     if (s.device != static_cast<int64_t>(device)) continue;
-    if (s.isExpandable) {
-      out.supported = false;
-      out.problem = "the snapshot holds expandable segments, whose earlier mappings Headroom does not reconstruct";
-      return out;
-    }
     SegmentInfo seg;
     seg.size = s.totalSize;
     seg.stream = static_cast<uint64_t>(s.stream);
     seg.small = s.segmentType == kTypeSmall;
+    seg.expandable = s.isExpandable;
     for (uint32_t i = 0; i < s.blockCount; ++i) {
       const Block& b = snapshot.blocks[s.firstBlock + i];
       const BlockState state = b.state == kStateActiveAllocated ? BlockState::Allocated
@@ -172,11 +236,8 @@ InitialState reconstructInitialState(const Snapshot& snapshot, uint32_t device, 
       case kFreeCompleted: ok = walk.undoFreeCompleted(ev.addr[e], ev.size[e]); break;
       case kSegmentAlloc: ok = walk.undoSegmentAlloc(ev.addr[e], ev.size[e]); break;
       case kSegmentFree: ok = walk.undoSegmentFree(ev.addr[e], ev.size[e], static_cast<uint64_t>(ev.stream[e])); break;
-      case kSegmentMap:
-      case kSegmentUnmap:
-        out.supported = false;
-        out.problem = "the trace maps expandable segments, whose earlier mappings Headroom does not reconstruct";
-        return out;
+      case kSegmentMap: ok = walk.undoSegmentMap(ev.addr[e], ev.size[e]); break;
+      case kSegmentUnmap: ok = walk.undoSegmentUnmap(ev.addr[e], ev.size[e], static_cast<uint64_t>(ev.stream[e])); break;
       default: break;
     }
     if (!ok) {
@@ -186,7 +247,7 @@ InitialState reconstructInitialState(const Snapshot& snapshot, uint32_t device, 
     }
   }
   for (const auto& [address, seg] : walk.segments) {
-    InitialSegment s{address, seg.size, seg.stream, seg.small, {}};
+    InitialSegment s{address, seg.size, seg.stream, seg.small, seg.expandable, {}};
     for (const auto& [blockAddress, b] : seg.blocks) {
       s.blocks.push_back({blockAddress, b.size, b.requested, b.state});
       if (b.state == BlockState::Allocated) out.allocatedBytes += b.size;

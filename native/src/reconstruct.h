@@ -27,12 +27,15 @@ struct InitialSegment {
   uint64_t size;
   uint64_t stream;
   bool small;
+  // A mapped range of an expandable segment (one reserved address range per pool and stream,
+  // mapped in pages) rather than a cudaMalloc'd segment.
+  bool expandable;
   std::vector<InitialBlock> blocks;  // Tiling the segment in address order.
 };
 
 struct InitialState {
-  // False when the state could not be recovered (expandable segments, or a trace that disagrees
-  // with the final segments); `problem` says why, and the replay starts from an empty allocator.
+  // False when the state could not be recovered (a trace that disagrees with the final segments);
+  // `problem` says why, and the replay starts from an empty allocator.
   bool supported = true;
   std::string problem;
   std::vector<InitialSegment> segments;  // Empty when the trace starts with an empty allocator.

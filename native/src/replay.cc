@@ -1,6 +1,7 @@
 #include "replay.h"
 
 #include <algorithm>
+#include <map>
 #include <unordered_map>
 
 #include "simulator.h"
@@ -152,19 +153,40 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
   std::vector<uint32_t> blockOf(plan.requests, kNil);
   std::vector<bool> failed(options.peakSites != 0 ? plan.requests : 0, false);
   if (plan.initial.supported) {
-    size_t k = 0;
-    for (const InitialSegment& seg : plan.initial.segments) {
+    // Block ids per initial segment, in the plan's order, so owners can be matched to them.
+    const std::vector<InitialSegment>& segments = plan.initial.segments;
+    std::vector<std::vector<uint32_t>> ids(segments.size());
+    std::vector<size_t> firstOwner(segments.size());
+    for (size_t s = 0, k = 0; s < segments.size(); k += segments[s].blocks.size(), ++s) firstOwner[s] = k;
+    auto installed = [&](size_t s) {
       std::vector<DeviceSimulator::InstalledBlock> blocks;
-      for (const InitialBlock& b : seg.blocks) {
+      for (size_t i = 0; i < segments[s].blocks.size(); ++i) {
+        const InitialBlock& b = segments[s].blocks[i];
         blocks.push_back({b.size, b.requested, b.state == BlockState::Allocated, b.state == BlockState::Pending,
-                          plan.initialOwners[k + blocks.size()]});
+                          plan.initialOwners[firstOwner[s] + i]});
       }
-      const std::vector<uint32_t> ids = sim.installSegment(seg.address, seg.small, seg.stream, blocks);
-      for (size_t i = 0; i < ids.size(); ++i) {
-        const uint32_t owner = plan.initialOwners[k + i];
-        if (owner != kNil) blockOf[owner] = ids[i];
+      return blocks;
+    };
+    // Mapped ranges of expandable segments, grouped by pool and stream (one segment each).
+    std::map<std::pair<bool, uint64_t>, std::vector<size_t>> expandable;
+    for (size_t s = 0; s < segments.size(); ++s) {
+      if (segments[s].expandable) {
+        expandable[{segments[s].small, segments[s].stream}].push_back(s);
+      } else {
+        ids[s] = sim.installSegment(segments[s].address, segments[s].small, segments[s].stream, installed(s));
       }
-      k += ids.size();
+    }
+    for (const auto& [key, members] : expandable) {
+      std::vector<DeviceSimulator::InstalledRange> ranges;
+      for (size_t s : members) ranges.push_back({segments[s].address, installed(s)});
+      std::vector<std::vector<uint32_t>> rangeIds = sim.installExpandable(key.first, key.second, ranges);
+      for (size_t m = 0; m < members.size(); ++m) ids[members[m]] = std::move(rangeIds[m]);
+    }
+    for (size_t s = 0; s < segments.size(); ++s) {
+      for (size_t i = 0; i < ids[s].size(); ++i) {
+        const uint32_t owner = plan.initialOwners[firstOwner[s] + i];
+        if (owner != kNil) blockOf[owner] = ids[s][i];
+      }
     }
   }
   uint64_t reservedPeak = sim.stats().reservedBytes;

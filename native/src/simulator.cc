@@ -503,6 +503,76 @@ void DeviceSimulator::releaseExpandableSegment(uint32_t b) {
 
 // ---- Installing a recorded state ------------------------------------------------------------
 
+std::vector<std::vector<uint32_t>> DeviceSimulator::installExpandable(bool small, uint64_t stream,
+                                                                      const std::vector<InstalledRange>& ranges) {
+  std::vector<std::vector<uint32_t>> ids;
+  if (ranges.empty()) return ids;
+  ExpandableSegment es;
+  es.pageSize = small ? kSmallBuffer : kLargeBuffer;
+  // The reservation's start is not recorded; the lowest mapped address is page-aligned from it.
+  es.base = ranges.front().address;
+  uint64_t end = es.base;
+  for (const InstalledRange& r : ranges) {
+    uint64_t bytes = 0;
+    for (const InstalledBlock& b : r.blocks) bytes += b.size;
+    end = std::max(end, r.address + bytes);
+  }
+  const uint64_t addressSpace = deviceTotal_ + deviceTotal_ / 8;
+  es.pages = std::max((addressSpace + es.pageSize - 1) / es.pageSize, (end - es.base + es.pageSize - 1) / es.pageSize);
+  segments_.push_back(es);
+  const auto segment = static_cast<int32_t>(segments_.size() - 1);
+  Pool& pool = small ? small_ : large_;
+  uint32_t prev = kNil;
+  auto add = [&](uint64_t ptr, uint64_t size) {
+    const uint32_t b = newBlock();
+    Block& block = blocks_[b];
+    block.ptr = ptr;
+    block.size = size;
+    block.stream = stream;
+    block.small = small;
+    block.segment = segment;
+    block.prev = prev;
+    if (prev != kNil) blocks_[prev].next = b;
+    prev = b;
+    return b;
+  };
+  auto unmapped = [&](uint64_t ptr, uint64_t size) {
+    const uint32_t b = add(ptr, size);
+    blocks_[b].mapped = false;
+    pool.unmapped.insert(keyOf(b));
+  };
+  uint64_t cursor = es.base;
+  for (const InstalledRange& r : ranges) {
+    if (r.address > cursor) unmapped(cursor, r.address - cursor);
+    std::vector<uint32_t>& rangeIds = ids.emplace_back();
+    uint64_t ptr = r.address;
+    for (const InstalledBlock& installed : r.blocks) {
+      const uint32_t b = add(ptr, installed.size);
+      Block& block = blocks_[b];
+      block.requested = installed.requested;
+      block.owner = installed.owner;
+      if (installed.allocated) {
+        block.allocated = true;
+        stats_.allocatedBytes += installed.size;
+      } else if (installed.pending) {
+        block.pending = true;
+        pendingFrees_.push_back(b);
+      } else {
+        insertIntoBlocks(b);
+      }
+      rangeIds.push_back(b);
+      ptr += installed.size;
+      stats_.reservedBytes += installed.size;
+    }
+    cursor = ptr;
+  }
+  const uint64_t limit = es.base + es.pages * es.pageSize;
+  if (cursor < limit) unmapped(cursor, limit - cursor);
+  stats_.allocatedPeakBytes = std::max(stats_.allocatedPeakBytes, stats_.allocatedBytes);
+  stats_.reservedPeakBytes = std::max(stats_.reservedPeakBytes, stats_.reservedBytes);
+  return ids;
+}
+
 std::vector<uint32_t> DeviceSimulator::installSegment(uint64_t address, bool small, uint64_t stream,
                                                       const std::vector<InstalledBlock>& blocks) {
   std::vector<uint32_t> ids;

@@ -72,6 +72,15 @@ class DeviceSimulator {
   // address order. No device call is made or counted. Returns the block ids, in order.
   std::vector<uint32_t> installSegment(uint64_t address, bool small, uint64_t stream,
                                        const std::vector<InstalledBlock>& blocks);
+  // A mapped range of an expandable segment, as recorded: its address and the blocks tiling it.
+  struct InstalledRange {
+    uint64_t address;
+    std::vector<InstalledBlock> blocks;
+  };
+  // Installs one expandable segment (one pool, one stream) whose `ranges`, in address order, are
+  // mapped when the replay starts; the rest of its address range is unmapped. No device call is
+  // made or counted. Returns each range's block ids, in order.
+  std::vector<std::vector<uint32_t>> installExpandable(bool small, uint64_t stream, const std::vector<InstalledRange>& ranges);
 
   const SimStats& stats() const { return stats_; }
   // Addresses the recorded run's cudaMalloc returned, per size, in order: the simulator hands

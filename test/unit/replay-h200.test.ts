@@ -82,6 +82,21 @@ describe('replay against more H200 ground truth', () => {
     expect(ring.variants[0]!.reservedPeakBytes).toBe(truth['tf__ring4000.pickle.gz']!['reserved_bytes.all.peak']);
   });
 
+  it('reconstructs cut traces with expandable segments unmapped on OOM, and replays on identically', async () => {
+    const file = path.join(dir, 'tf__cap60_expandable.pickle.gz');
+    const t = truth['tf__cap60_expandable.pickle.gz']!;
+    const options = { deviceTotalBytes: t.total_mem, timeline: true };
+    const full = await native.replaySnapshot(file, { ...options, variants: [{ capacityBytes: t.cap_bytes! }] });
+    const whole = full.variants[0]!.timeline!;
+    for (const fraction of [0.05, 0.5, 0.9]) {
+      const cut = Math.floor(whole.reservedBytes.length * fraction);
+      const part = await native.replaySnapshot(file, { ...options, firstEvent: cut, variants: [{ capacityBytes: t.cap_bytes! }] });
+      expect(part.source.recorded[0]!.startReconstructed).toBe(true);
+      expect(Array.from(part.variants[0]!.timeline!.reservedBytes)).toEqual(Array.from(whole.reservedBytes.subarray(cut)));
+      expect(Array.from(part.variants[0]!.timeline!.allocatedBytes)).toEqual(Array.from(whole.allocatedBytes.subarray(cut)));
+    }
+  });
+
   it('predicts the capped runs from the uncapped trace up to their first OOM', async () => {
     const report = await native.replaySnapshot(path.join(dir, 'tf__default.pickle.gz'), {
       variants: [
