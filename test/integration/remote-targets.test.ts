@@ -192,19 +192,30 @@ describe.skipIf(skip !== undefined)('remote targets on real sshd and Slurm (CPU 
     // Fill the node (all 4 CPUs) so the run must wait.
     const blocker = spawnSync('sbatch', ['--parsable', `--partition=${hosts.partition}`, '--cpus-per-task=4', '--job-name=hr-blocker', '--wrap=sleep 120'], { encoding: 'utf8', env });
     expect(blocker.status, blocker.stderr).toBe(0);
+    const blockerId = blocker.stdout.trim().split(';')[0]!;
+    let runJob: string | undefined;
     try {
+      // Once the blocker runs, the run below is the only pending job: position 1.
+      await waitFor(
+        'the blocker to run',
+        () => spawnSync('squeue', ['-h', '-j', blockerId, '-o', '%T'], { encoding: 'utf8', env }).stdout.trim() === 'RUNNING' || undefined,
+        60_000,
+      );
       const target = new SlurmTarget(hosts.partition, normalizeTargetOptions({ mode: 'sbatch' }));
       const handle = await manager(target).start(
         { probe: PROBE, target: target.id, variants: ['synchronized'], python: python!, hangWindowSeconds: HANG_WINDOW_S },
         recorder(),
       );
+      runJob = `headroom-${handle.runId}`;
       const state = await target.job(join(store, handle.runId));
       expect(state).toMatchObject({ tag: 'pending', queuePosition: 1 });
       await handle.cancel();
       expect((await handle.done).status).toBe('cancelled');
       expect(await jobIds(shell, `headroom-${handle.runId}`)).toEqual([]);
     } finally {
-      spawnSync('scancel', [blocker.stdout.trim().split(';')[0]!], { env });
+      // Nothing queued is left behind, even when an assertion above failed.
+      spawnSync('scancel', [blockerId], { env });
+      if (runJob !== undefined) spawnSync('scancel', [`--name=${runJob}`], { env });
     }
   }, 240_000);
 });

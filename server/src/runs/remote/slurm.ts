@@ -101,9 +101,13 @@ export async function submit(shell: Shell, argv: readonly string[], cwd: string)
 
 export type JobState = SlurmJobState;
 
-/** A shell test that succeeds while squeue lists a job of this user called `jobName` (queued or running). */
+/**
+ * A shell test that succeeds while squeue lists a job of this user called `jobName` (queued or
+ * running). When squeue itself fails (slurmctld restarting, a timeout), the job counts as listed:
+ * a run is never declared over because the controller was briefly unreachable.
+ */
 export function jobListedTest(jobName: string): string {
-  return `[ -n "$(squeue -h -u "$(id -un)" ${command([`--name=${jobName}`])} -o '%i' 2>/dev/null)" ]`;
+  return `{ j=$(squeue -h -u "$(id -un)" ${command([`--name=${jobName}`])} -o '%i' 2>/dev/null) || j=unreachable; [ -n "$j" ]; }`;
 }
 
 /** Job ids of this user's jobs called `jobName` that squeue still lists. */
