@@ -198,8 +198,9 @@ export interface ReplaySnapshotResult {
 
 /**
  * Sent from the client to the server to replay a snapshot through the caching-allocator simulator
- * under each variant. The server also marks the workspace lines holding the most memory at the
- * peak of the first variant (diagnostics of source `headroom-replay`).
+ * under each variant. When a variant replays the snapshot's own settings with no capacity (or
+ * `variants` is empty), the server also marks the workspace lines holding the most memory at that
+ * replay's peak (diagnostics of source `headroom-replay`), replacing the previous markers.
  */
 export namespace ReplaySnapshotRequest {
   export const method: 'headroom/replaySnapshot' = 'headroom/replaySnapshot';

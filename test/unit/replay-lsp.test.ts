@@ -32,7 +32,7 @@ describe('replay in the editor', () => {
     const inScript = own.peakSites.filter((s) => s.workspaceSite?.uri === 'file:///srv/train/snapshot_workload.py');
     expect(inScript.length).toBeGreaterThan(0);
 
-    const diagnostics = peakDiagnostics(result, 'llm__default.pickle.gz');
+    const diagnostics = peakDiagnostics(own, 'llm__default.pickle.gz');
     const marks = diagnostics.get('file:///srv/train/snapshot_workload.py')!;
     expect(marks.length).toBeGreaterThan(0);
     expect(marks[0]!.source).toBe('headroom-replay');

@@ -52,11 +52,12 @@ export async function replayForEditor(params: ReplaySnapshotParams, folders: rea
   };
 }
 
-/** One information marker per workspace line that held the most memory at the peak. */
-export function peakDiagnostics(result: ReplaySnapshotResult, snapshotName: string): Map<string, Diagnostic[]> {
+/**
+ * One information marker per workspace line that held the most memory at the peak of `variant`
+ * (the replay under the snapshot's own settings).
+ */
+export function peakDiagnostics(variant: ReplaySnapshotResult['variants'][number], snapshotName: string): Map<string, Diagnostic[]> {
   const byUri = new Map<string, Diagnostic[]>();
-  const variant = result.variants[0];
-  if (!variant) return byUri;
   const perLine = new Map<string, { uri: string; line: number; bytes: number; count: number }>();
   for (const site of variant.peakSites) {
     if (!site.workspaceSite) continue;
@@ -90,10 +91,15 @@ export function register(ctx: ServerContext): void {
   ctx.connection.onRequest(ReplaySnapshotRequest.type, (params) =>
     ctx.track('snapshot replay', async () => {
       const result = await replayForEditor(params, ctx.workspaceFolders());
-      // A new replay replaces the previous one's markers.
-      ctx.diagnostics.clearSource(DIAGNOSTIC_SOURCE);
-      for (const [uri, diagnostics] of peakDiagnostics(result, path.basename(toPath(params.uri)))) {
-        ctx.diagnostics.set(DIAGNOSTIC_SOURCE, uri, diagnostics);
+      // Markers show the run as recorded: only a replay under the snapshot's own settings and no
+      // capacity replaces them (what-if requests leave them as they are).
+      const own = params.variants.length === 0 ? 0 : params.variants.findIndex((v) => v.settings == null && v.capacityBytes == null);
+      const variant = own >= 0 ? result.variants[own] : undefined;
+      if (variant) {
+        ctx.diagnostics.clearSource(DIAGNOSTIC_SOURCE);
+        for (const [uri, diagnostics] of peakDiagnostics(variant, path.basename(toPath(params.uri)))) {
+          ctx.diagnostics.set(DIAGNOSTIC_SOURCE, uri, diagnostics);
+        }
       }
       return result;
     }),
