@@ -64,17 +64,18 @@ describe.skipIf(skip !== undefined)('Headroom: Run Reproducer… on the local ta
     await wb.quickInput.press('Enter');
 
     // With no remote target known the run goes to `local` without asking; on a machine whose
-    // ~/.ssh/config lists hosts, the target picker shows and `local` is picked.
+    // ~/.ssh/config lists hosts, the target picker shows and `local` is picked. The panel opens when
+    // the first cell ends (naive: a hang, after the no-progress window).
     const view = wb.webview();
     const heading = view.locator('h1', { hasText: `Run ${PROBE} on local` });
-    const localRow = wb.quickInputRows.filter({ hasText: /^local\b/ }).first();
+    const localRow = wb.quickInputRow('local');
     await expect
       .poll(
         async () => {
           if (await localRow.isVisible()) await localRow.click();
           return heading.isVisible();
         },
-        { timeout: 120_000 },
+        { timeout: RUN_TIMEOUT_MS },
       )
       .toBe(true);
 

@@ -198,6 +198,8 @@ export class Workbench {
         env: { ...process.env, TMPDIR: dirs.browserTmp },
         viewport: { width: 1600, height: 1000 },
       });
+      // Every wait in a test ends on a signal; the default bound is as generous as the harness's own.
+      browser.setDefaultTimeout(WAIT_TIMEOUT_MS);
       const page = browser.pages()[0] ?? (await browser.newPage());
       await page.goto(`${url}?folder=${encodeURIComponent(workspaceDir)}`);
       await page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: WAIT_TIMEOUT_MS });
@@ -324,6 +326,15 @@ export class Workbench {
   /** The row of the Problems panel for a diagnostic with this message text (call showProblems() first). */
   problemRow(messageText: string): Locator {
     return this.page.locator('.markers-panel .monaco-list-row', { hasText: messageText }).first();
+  }
+
+  /**
+   * The row of the open quick pick whose label is exactly `label` (a row's text runs its label and
+   * description together, so "local" + "this machine" reads "localthis machine").
+   */
+  quickInputRow(label: string): Locator {
+    const exact = new RegExp(`^${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+    return this.quickInputRows.filter({ has: this.page.locator('.label-name', { hasText: exact }) }).first();
   }
 
   /** Waits for a row of the open quick input (a quick pick) holding `text` and clicks it. */
