@@ -167,9 +167,27 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
       }
       return blocks;
     };
+    // A capacity below what the recorded run held at the start: the cached, entirely free
+    // segments are left out (the capped run would not have kept them), largest first.
+    std::vector<bool> skip(segments.size(), false);
+    if (options.capacityBytes != 0 && plan.initial.reservedBytes > options.capacityBytes) {
+      std::vector<size_t> idle;
+      for (size_t s = 0; s < segments.size(); ++s) {
+        const bool allFree = segments[s].blocks.size() == 1 && segments[s].blocks[0].state == BlockState::Free;
+        if (allFree && !segments[s].expandable) idle.push_back(s);
+      }
+      std::sort(idle.begin(), idle.end(), [&](size_t a, size_t b) { return segments[a].size > segments[b].size; });
+      uint64_t reserved = plan.initial.reservedBytes;
+      for (size_t s : idle) {
+        if (reserved <= options.capacityBytes) break;
+        skip[s] = true;
+        reserved -= segments[s].size;
+      }
+    }
     // Mapped ranges of expandable segments, grouped by pool and stream (one segment each).
     std::map<std::pair<bool, uint64_t>, std::vector<size_t>> expandable;
     for (size_t s = 0; s < segments.size(); ++s) {
+      if (skip[s]) continue;
       if (segments[s].expandable) {
         expandable[{segments[s].small, segments[s].stream}].push_back(s);
       } else {

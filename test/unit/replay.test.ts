@@ -194,6 +194,16 @@ describe('replay through the caching-allocator simulator', () => {
     });
   }
 
+  it('leaves idle cached segments of a reconstructed start out under a smaller capacity, and says so', async () => {
+    // kvcache holds 3.8 GB of cache for 0.5 GB of live tensors late in its run.
+    const capacityBytes = 2 * 2 ** 30;
+    const report = await native.replaySnapshot(snapshot('kvcache__default.pickle.gz'), { variants: [{ capacityBytes }], firstEvent: 20_000 });
+    const start = report.source.recorded[0]!.initialReservedBytes;
+    expect(start).toBeGreaterThan(capacityBytes);
+    expect(report.variants[0]!.reservedPeakBytes).toBeLessThanOrEqual(capacityBytes);
+    expect(toReplayJson(report).source.notes.join(' ')).toMatch(/reconstructed start already holds/);
+  });
+
   it('says when the trace does not fit the final segments, and starts empty', async () => {
     if (!havePython) return;
     // A snapshot whose trace frees a block no segment holds: its start cannot be reconstructed.

@@ -97,6 +97,15 @@ export function toReplayJson(report: ReplayReport, fit = false): ReplayJson {
       );
     }
   }
+  for (const v of report.variants) {
+    const held = Math.max(0, ...report.source.recorded.map((d) => (d.startReconstructed ? d.initialReservedBytes : 0)));
+    if (v.capacityBytes !== null && held > v.capacityBytes) {
+      notes.push(
+        `${v.settings === '' ? 'The recorded settings' : v.settings} with a capacity of ${v.capacityBytes} bytes: the reconstructed start already ` +
+          `holds ${held} bytes; entirely free cached segments were left out, the rest is kept as recorded, so peaks below that are not predictions.`,
+      );
+    }
+  }
   return {
     source: {
       events: report.source.events,
