@@ -1,8 +1,7 @@
-import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
 import { formatBytes } from '../../../server/src/format';
 import type { ReplaySnapshotResult, ReplayVariantInfo } from '../../../server/src/protocol';
 import { fileLink, h, table, type Post } from '../dom';
+import { memoryChart } from '../memoryChart';
 import type { PanelContent } from '../messages';
 import { renderSnapshot } from './snapshot';
 
@@ -10,29 +9,8 @@ const GiB = 1024 ** 3;
 
 /** Allocated vs reserved after every trace entry: every event is drawn, none sampled away. */
 function timelineChart(timeline: NonNullable<ReplayVariantInfo['timeline']>): HTMLElement {
-  const holder = h('div', { class: 'chart timeline' });
-  const n = timeline.allocatedBytes.length;
-  const x = new Float64Array(n);
-  for (let i = 0; i < n; i++) x[i] = i;
-  const data: uPlot.AlignedData = [x, timeline.allocatedBytes, timeline.reservedBytes];
-  requestAnimationFrame(() => {
-    new uPlot(
-      {
-        width: Math.max(360, Math.min(1100, holder.clientWidth || 800)),
-        height: 260,
-        scales: { x: { time: false } },
-        axes: [{ label: 'trace entry' }, { values: (_u, ticks) => ticks.map((t) => formatBytes(t)), size: 86 }],
-        series: [
-          {},
-          { label: 'allocated', stroke: 'rgb(80, 160, 255)', value: (_u, v) => (v == null ? '' : formatBytes(v)) },
-          { label: 'reserved', stroke: 'rgb(255, 160, 60)', value: (_u, v) => (v == null ? '' : formatBytes(v)) },
-        ],
-      },
-      data,
-      holder,
-    );
-  });
-  return holder;
+  const x = Float64Array.from({ length: timeline.allocatedBytes.length }, (_, i) => i);
+  return memoryChart(x, timeline.allocatedBytes, timeline.reservedBytes, { xLabel: 'trace entry', height: 260, maxWidth: 1100 });
 }
 
 function variantsTable(result: ReplaySnapshotResult): HTMLElement {

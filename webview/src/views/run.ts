@@ -1,8 +1,6 @@
-import uPlot from 'uplot';
-import 'uplot/dist/uPlot.min.css';
-import { formatBytes } from '../../../server/src/format';
-import type { CellOutcome, CellResult, MemorySample, RunRecord } from '../../../server/src/protocol';
+import type { CellOutcome, CellResult, RunRecord } from '../../../server/src/protocol';
 import { fileLink, h, table, type Post } from '../dom';
+import { memoryChart } from '../memoryChart';
 
 const OUTCOMES: readonly CellOutcome[] = ['completed', 'catchable-oom', 'abort', 'hang', 'error'];
 
@@ -23,37 +21,6 @@ function matrix(run: RunRecord): HTMLElement {
     ];
   });
   return table(['Variant', ...repeats.map((r) => `#${r}`), 'Counts'], rows);
-}
-
-/** Allocated and reserved bytes of one rank over time, every sample drawn. */
-function memoryChart(rank: string, samples: MemorySample[]): HTMLElement {
-  const holder = h('div', { class: 'chart' });
-  const data: uPlot.AlignedData = [
-    samples.map((s) => s.tMs / 1000),
-    samples.map((s) => s.allocatedBytes),
-    samples.map((s) => s.reservedBytes),
-  ];
-  const sizeAxis = { values: (_u: uPlot, ticks: number[]) => ticks.map((t) => formatBytes(t)), size: 80 };
-  // uPlot measures its container, so draw once the holder is in the document.
-  requestAnimationFrame(() => {
-    new uPlot(
-      {
-        title: `rank ${rank}`,
-        width: Math.max(320, Math.min(900, holder.clientWidth || 600)),
-        height: 200,
-        scales: { x: { time: false } },
-        axes: [{ label: 'seconds' }, sizeAxis],
-        series: [
-          {},
-          { label: 'allocated', stroke: 'rgb(80, 160, 255)', value: (_u, v) => (v == null ? '' : formatBytes(v)) },
-          { label: 'reserved', stroke: 'rgb(255, 160, 60)', value: (_u, v) => (v == null ? '' : formatBytes(v)) },
-        ],
-      },
-      data,
-      holder,
-    );
-  });
-  return holder;
 }
 
 function cellDetails(post: Post, cell: CellResult): HTMLElement {
@@ -77,7 +44,14 @@ function cellDetails(post: Post, cell: CellResult): HTMLElement {
     Object.keys(cell.logs).length > 0
       ? h('p', {}, 'Logs: ', ...Object.entries(cell.logs).flatMap(([rank, path]) => [fileLink(post, `rank ${rank}`, path, 1), ' ']))
       : '',
-    ...charts.map(([rank, samples]) => memoryChart(rank, samples)),
+    ...charts.map(([rank, samples]) =>
+      memoryChart(
+        samples.map((s) => s.tMs / 1000),
+        samples.map((s) => s.allocatedBytes),
+        samples.map((s) => s.reservedBytes),
+        { title: `rank ${rank}`, xLabel: 'seconds', height: 200, maxWidth: 900 },
+      ),
+    ),
   );
 }
 
