@@ -147,6 +147,7 @@ describe('OOM-risk analysis of a training script in code-server', () => {
     // Saved, the file on disk is the fixed script.
     await wb.page.keyboard.press('Control+s');
     await wb.page.locator('.tabs-container .tab.active:not(.dirty)', { hasText: SCRIPT }).waitFor({ state: 'visible' });
-    expect(await readFile(path.join(wb.workspaceDir, SCRIPT), 'utf8')).toBe(fixed);
+    // A read right after the tab turns clean once saw an empty file (the write still landing): wait for the content.
+    await expect.poll(() => readFile(path.join(wb.workspaceDir, SCRIPT), 'utf8'), { timeout: 60_000 }).toBe(fixed);
   });
 });
