@@ -9,7 +9,7 @@ here = os.path.dirname(os.path.abspath(__file__))
 fixtures = os.path.join(here, "..", "..", "test", "fixtures", "snapshots")
 out = sys.argv[1]
 os.makedirs(out, exist_ok=True)
-for name in ("kvcache__default", "llm__cap004__default"):
+for name in ("kvcache__default", "llm__cap004__default", "llm__expandable_segments_True"):
     with gzip.open(os.path.join(fixtures, name + ".pickle.gz")) as f:
         s = pickle.load(f)
     small = dict(s)
