@@ -54,6 +54,8 @@ export interface ReplayVariantRequest {
    * at which the run raises no OOM; the result's capacityBytes is that capacity.
    */
   fitGranularityBytes?: number | null;
+  /** Per-event bytes for this variant (options.timeline asks for them for every variant). */
+  timeline?: boolean;
 }
 
 export interface ReplayOptions {

@@ -173,6 +173,7 @@ struct VariantRequest {
   std::string settings;
   uint64_t capacityBytes = 0;
   uint64_t fitGranularityBytes = 0;  // Non-zero: search the smallest capacity that fits.
+  bool timeline = false;             // This variant's per-event bytes (or options.timeline for all).
 };
 
 struct VariantOutcome {
@@ -236,7 +237,7 @@ class ReplayWorker final : public PromiseWorker {
       options[i].settings = parseAllocatorSettings(out.settings);
       options[i].capacityBytes = v.capacityBytes;
       options[i].deviceTotalBytes = deviceTotal_;
-      options[i].timeline = timeline_;
+      options[i].timeline = timeline_ || v.timeline;
       options[i].segmentCalls = segmentCalls_;
       options[i].peakSites = peakSites_;
     }
@@ -325,7 +326,7 @@ class ReplayWorker final : public PromiseWorker {
     } else {
       o.Set("firstOom", env.Null());
     }
-    if (timeline_) {
+    if (r.hasTimeline) {
       auto toArray = [&](const std::vector<double>& values) {
         Napi::Float64Array a = Napi::Float64Array::New(env, values.size());
         std::copy(values.begin(), values.end(), a.Data());
@@ -517,6 +518,7 @@ Napi::Value ReplaySnapshot(const Napi::CallbackInfo& info) {
     if (!ReadBytesOption(v.Get("fitGranularityBytes"), request.fitGranularityBytes)) {
       return Rejected(env, addon, "Expected variant.fitGranularityBytes to be a non-negative integer or null");
     }
+    request.timeline = v.Get("timeline").ToBoolean().Value();
     if (request.fitGranularityBytes != 0 && request.capacityBytes != 0) {
       return Rejected(env, addon, "A variant either searches for a capacity (fitGranularityBytes) or sets one (capacityBytes), not both");
     }

@@ -211,6 +211,7 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
   uint64_t allocatedPeak = sim.stats().allocatedBytes;
   const uint32_t n = plan.end - plan.begin;
   if (options.timeline) {
+    result.hasTimeline = true;
     result.allocatedTimeline.resize(n);
     result.reservedTimeline.resize(n);
   }

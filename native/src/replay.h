@@ -89,6 +89,7 @@ struct ReplayResult {
   uint64_t ooms = 0;
   bool hasOom = false;
   ReplayOom firstOom;
+  bool hasTimeline = false;
   std::vector<double> allocatedTimeline;  // Per event, when requested.
   std::vector<double> reservedTimeline;
   std::vector<PeakSite> peakSites;           // When requested, most bytes first.

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { peakDiagnostics, replayForEditor, workspaceSite } from '../../server/src/replay/lsp';
+import { loadNative, type ReplayVariantRequest } from '../../native/index';
+import { batchedReplay, peakDiagnostics, replayForEditor, workspaceSite } from '../../server/src/replay/lsp';
 
 const snapshot = path.join(__dirname, '..', 'fixtures', 'snapshots', 'llm__default.pickle.gz');
 
@@ -39,5 +40,25 @@ describe('replay in the editor', () => {
     expect(marks[0]!.message).toMatch(/live here at the peak .* in llm__default\.pickle\.gz/);
     // Bytes of every stack through the same line are summed into one marker per line.
     expect(new Set(marks.map((d) => d.range.start.line)).size).toBe(marks.length);
+  });
+
+  it('decodes a snapshot once for requests that arrive together, and gives each its own variants', async () => {
+    const calls: ReplayVariantRequest[][] = [];
+    const replay = batchedReplay((file, variants) => {
+      calls.push(variants);
+      return loadNative().replaySnapshot(file, { variants, peakSites: 5 });
+    });
+    const [recorded, whatIfs] = await Promise.all([
+      replayForEditor({ uri: snapshot, variants: [{}], timeline: true }, [], replay),
+      replayForEditor({ uri: snapshot, variants: [{ settings: 'expandable_segments:True' }, { settings: 'max_split_size_mb:64' }], timeline: false }, [], replay),
+    ]);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.map((v) => v.timeline)).toEqual([true, false, false]);
+    expect(recorded.variants.map((v) => v.reservedPeakBytes)).toEqual([21_082_669_056]);
+    expect(recorded.variants[0]!.timeline!.reservedBytes).toHaveLength(51_093);
+    expect(whatIfs.variants.map((v) => [v.settings, v.reservedPeakBytes, v.timeline])).toEqual([
+      ['expandable_segments:True', 18_706_595_840, null],
+      ['max_split_size_mb:64', 44_107_300_864, null],
+    ]);
   });
 });

@@ -12,12 +12,14 @@ import {
 } from '../protocol';
 import { toReplayJson } from './replay';
 import { summarizeSnapshotFile } from './summary';
-import { loadNative, type ReplayFrame } from '../../../native/index';
+import { loadNative, type ReplayFrame, type ReplayReport, type ReplayVariantRequest } from '../../../native/index';
 
 const DIAGNOSTIC_SOURCE = 'headroom-replay';
 /** Call stacks reported per variant; the panel lists them and the top ones become line markers. */
 const PEAK_SITES = 20;
 const MARKED_SITES = 8;
+/** How long a replay request waits for others on the same snapshot to share its decode. */
+const BATCH_WINDOW_MS = 25;
 
 function toPath(uri: string): string {
   return uri.startsWith('file:') ? fileURLToPath(uri) : uri;
@@ -34,13 +36,62 @@ export function workspaceSite(frames: readonly ReplayFrame[], folders: readonly 
   return null;
 }
 
+/** Replays some variants of one snapshot file (each variant may ask for its timeline). */
+export type ReplayVariants = (path: string, variants: ReplayVariantRequest[]) => Promise<ReplayReport>;
+
+const replayDirectly: ReplayVariants = (file, variants) => loadNative().replaySnapshot(file, { variants, peakSites: PEAK_SITES });
+
+/**
+ * Requests for the same snapshot that arrive together (the panel asks for the recorded settings
+ * with a timeline and for the what-ifs without, at once) are merged into one native call, so the
+ * snapshot is decoded once; each caller gets its own variants back. JSON-RPC hands the server one
+ * message per turn of the event loop, so "together" is a short window rather than one turn.
+ */
+export function batchedReplay(replay: ReplayVariants = replayDirectly): ReplayVariants {
+  interface Waiter {
+    from: number;
+    count: number;
+    resolve: (report: ReplayReport) => void;
+    reject: (err: unknown) => void;
+  }
+  interface Batch {
+    variants: ReplayVariantRequest[];
+    waiters: Waiter[];
+  }
+  const pending = new Map<string, Batch>();
+  const run = (file: string, batch: Batch) => {
+    pending.delete(file);
+    replay(file, batch.variants).then(
+      (report) => {
+        for (const w of batch.waiters) w.resolve({ ...report, variants: report.variants.slice(w.from, w.from + w.count) });
+      },
+      (err: unknown) => {
+        for (const w of batch.waiters) w.reject(err);
+      },
+    );
+  };
+  return (file, variants) =>
+    new Promise<ReplayReport>((resolve, reject) => {
+      let batch = pending.get(file);
+      if (!batch) {
+        const created: Batch = { variants: [], waiters: [] };
+        pending.set(file, created);
+        setTimeout(() => run(file, created), BATCH_WINDOW_MS);
+        batch = created;
+      }
+      batch.waiters.push({ from: batch.variants.length, count: variants.length, resolve, reject });
+      batch.variants.push(...variants);
+    });
+}
+
 /** Replays a snapshot for the editor: the CLI's report plus peak sites and timelines. */
-export async function replayForEditor(params: ReplaySnapshotParams, folders: readonly string[]): Promise<ReplaySnapshotResult> {
-  const report = await loadNative().replaySnapshot(toPath(params.uri), {
-    variants: params.variants.length > 0 ? params.variants : [{}],
-    timeline: params.timeline,
-    peakSites: PEAK_SITES,
-  });
+export async function replayForEditor(
+  params: ReplaySnapshotParams,
+  folders: readonly string[],
+  replay: ReplayVariants = replayDirectly,
+): Promise<ReplaySnapshotResult> {
+  const requested = params.variants.length > 0 ? params.variants : [{}];
+  const report = await replay(toPath(params.uri), requested.map((v) => ({ ...v, timeline: params.timeline })));
   const json = toReplayJson(report);
   return {
     source: json.source,
@@ -85,12 +136,13 @@ export function peakDiagnostics(variant: ReplaySnapshotResult['variants'][number
 }
 
 export function register(ctx: ServerContext): void {
+  const replay = batchedReplay();
   ctx.connection.onRequest(SnapshotSummaryRequest.type, (params) =>
     ctx.track('snapshot summary', () => summarizeSnapshotFile(toPath(params.uri))),
   );
   ctx.connection.onRequest(ReplaySnapshotRequest.type, (params) =>
     ctx.track('snapshot replay', async () => {
-      const result = await replayForEditor(params, ctx.workspaceFolders());
+      const result = await replayForEditor(params, ctx.workspaceFolders(), replay);
       // Markers show the run as recorded: only a replay under the snapshot's own settings and no
       // capacity replaces them (what-if requests leave them as they are).
       const own = params.variants.length === 0 ? 0 : params.variants.findIndex((v) => v.settings == null && v.capacityBytes == null);
