@@ -1,7 +1,9 @@
 /**
  * "Headroom: Triage Selection" in a real workbench: the user selects the traceback in an open log
  * editor and runs the command; the verdict shows in the results webview, and the error lands at the
- * innermost train.py frame of the selected traceback, which the Problems panel navigates to.
+ * innermost train.py frame of the selected traceback, which the Problems panel navigates to. A
+ * fragmentation traceback's error carries a quick fix: Ctrl+. at that line sets the allocator option
+ * at the top of train.py, the entry script.
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -80,5 +82,67 @@ describe('Headroom: Triage Selection in code-server', () => {
     await wb.page.locator('.tabs-container .tab.active', { hasText: 'train.py' }).waitFor({ state: 'visible' });
     await wb.cursorAt(frameLine);
     await wb.screenshot('frame');
+  });
+
+  it('offers the allocator option as a quick fix for a fragmentation traceback', async () => {
+    onTestFailed(async () => {
+      await wb.screenshot('quick-fix-failure');
+      await wb.saveWebviewText('quick-fix-failure');
+    });
+    const fragmentation = readFileSync(path.join(fixtureWorkspace, 'fragmentation.log'), 'utf8');
+    const frameLine = Number([...fragmentation.matchAll(/File "[^"]*\/train\.py", line (\d+), in \S+/g)].at(-1)?.[1]);
+
+    await wb.openFile('fragmentation.log');
+    await wb.activeEditor.locator('.view-lines').click();
+    await wb.page.keyboard.press('Control+a');
+    await wb.page.locator('#status\\.editor\\.selection', { hasText: `(${fragmentation.length} selected)` }).waitFor({ state: 'visible' });
+    await wb.runCommand('Headroom: Triage Selection');
+
+    // The server's answer shows first in Problems (published before the reply): the new triage
+    // replaced the previous one's error with a fragmentation error at the same frame.
+    await wb.showProblems();
+    await expect
+      .poll(async () => (await wb.readProblems()).filter((p) => p.severity === 'Error').map((p) => [p.file, p.code, p.line]), { timeout: 60_000 })
+      .toEqual([['train.py', 'fragmentation', frameLine]]);
+    // Then the panel shows the new verdict (the reply reaches the panel moments later). Soft checks:
+    // a stale panel fails the test but still lets the quick fix below be checked.
+    const view = wb.webview();
+    const heading = 'Triage: selection in fragmentation.log';
+    await view.locator('h1', { hasText: heading }).waitFor({ state: 'visible', timeout: 30_000 }).catch(() => undefined);
+    expect.soft(await view.locator('h1').innerText(), 'the results panel after the second triage').toBe(heading);
+    const verdict = view.locator('section.verdict').first();
+    expect.soft(await verdict.getAttribute('data-kind')).toBe('fragmentation');
+    const reservedUnallocated = /and ([\d.]+ [KMGT]iB) is reserved by PyTorch but unallocated/.exec(fragmentation)?.[1];
+    expect
+      .soft(await verdict.locator('vscode-table-row', { hasText: 'Reserved but unallocated' }).locator('vscode-table-cell').nth(1).innerText())
+      .toBe(reservedUnallocated);
+    expect.soft(await verdict.locator('ol.fixes li').first().innerText()).toContain('expandable_segments:True');
+    await wb.screenshot('fragmentation-verdict');
+
+    const error = (await wb.readProblems()).find((p) => p.severity === 'Error')!;
+    await wb.problemRow(error.message.slice(0, 40)).dblclick();
+    await wb.page.locator('.tabs-container .tab.active', { hasText: 'train.py' }).waitFor({ state: 'visible' });
+    await wb.cursorAt(frameLine);
+
+    await wb.page.keyboard.press('Control+.');
+    const action = wb.page.locator('.action-widget .monaco-list-row.action.focused', {
+      hasText: 'Set PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True in train.py',
+    });
+    await action.waitFor({ state: 'visible' });
+    await wb.screenshot('quick-fix-menu');
+    await wb.page.keyboard.press('Enter');
+
+    // The option is set before torch is imported: after the module docstring, above `import torch`.
+    const setting = 'os.environ.setdefault("PYTORCH_CUDA_ALLOC_CONF", "expandable_segments:True")';
+    await wb.page.keyboard.press('Control+Home');
+    await wb.activeEditor.locator('.view-line', { hasText: setting }).waitFor({ state: 'visible' });
+    const lines = await wb.editorLines();
+    const at = lines.indexOf(setting);
+    const docstringEnd = lines.findIndex((l, i) => i > 0 && l.endsWith('"""'));
+    expect(docstringEnd).toBeGreaterThan(0);
+    expect(lines.indexOf('import os')).toBeGreaterThan(docstringEnd);
+    expect(lines.indexOf('import os')).toBeLessThan(at);
+    expect(at).toBeLessThan(lines.indexOf('import torch'));
+    await wb.screenshot('quick-fix-applied');
   });
 });
