@@ -8,8 +8,9 @@
 //
 // The reader streams: values are small handles, and when a container is consumed by its parent
 // (the point at which pickle guarantees it is complete) a `Lowering` may turn it into a compact
-// record (a trace event, a frame) and free the generic container. So memory grows with the compact
-// records, not with a tree of Python-like objects.
+// record (a trace event, a frame) and reuse the generic container. Flat dicts written in one batch
+// (trace entries, frames) are read straight from the input window and lowered at once. So memory
+// grows with the compact records, not with a tree of Python-like objects.
 #pragma once
 
 #include <cstdint>
