@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "errors.h"
+#include "snapshot.h"
 
 namespace headroom {
 
@@ -443,6 +444,7 @@ Value PickleReader::run(uint64_t sizeHint) {
   // pickle.dump memoizes about one value per 25 bytes of a snapshot; reserving address space
   // costs nothing until it is touched, and saves copying the memo as it grows.
   memo_.reserve(static_cast<size_t>(std::min<uint64_t>(sizeHint / 20, uint64_t{1} << 31)));
+  adviseHugePages(memo_.data(), memo_.capacity() * sizeof(Value));
   for (;;) {
     opOffset_ = in.offset();
     if (!in.ensure(1)) malformed("input ends before the STOP opcode");

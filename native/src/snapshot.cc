@@ -1,5 +1,9 @@
 #include "snapshot.h"
 
+#ifdef __linux__
+#include <sys/mman.h>
+#endif
+
 #include <algorithm>
 #include <cstring>
 #include <string_view>
@@ -361,6 +365,19 @@ void SnapshotBuilder::finish(PickleReader& reader, const Value& rootValue) {
 
 }  // namespace
 
+void adviseHugePages(const void* data, size_t bytes) {
+#ifdef __linux__
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  if (bytes < 4 * kHuge) return;
+  const auto begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
+  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)data;
+  (void)bytes;
+#endif
+}
+
 Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint) {
   Snapshot out;
   // A trace entry takes about 90 bytes of pickle; reserved but untouched capacity costs nothing.
@@ -372,6 +389,12 @@ Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint) {
   ev.stream.reserve(events);
   ev.timeUs.reserve(events);
   ev.stack.reserve(events);
+  adviseHugePages(ev.action.data(), events * sizeof(uint32_t));
+  adviseHugePages(ev.addr.data(), events * sizeof(uint64_t));
+  adviseHugePages(ev.size.data(), events * sizeof(uint64_t));
+  adviseHugePages(ev.stream.data(), events * sizeof(int64_t));
+  adviseHugePages(ev.timeUs.data(), events * sizeof(int64_t));
+  adviseHugePages(ev.stack.data(), events * sizeof(uint32_t));
   SnapshotBuilder builder(out);
   PickleReader reader(input, out.strings, builder);
   const Value root = reader.run(sizeHint);
