@@ -224,6 +224,29 @@ describe('replay through the caching-allocator simulator', () => {
     expect(json.source.notes[0]).toMatch(/peaks are lower bounds/);
   });
 
+  it('replays each device of a multi-device snapshot on its own, and reports the worst', async () => {
+    if (!havePython) return;
+    // Two devices: kvcache's trace and segments on device 0, llm__cap004's on device 1.
+    const script = [
+      'import gzip, pickle, sys',
+      'load = lambda n: pickle.load(gzip.open(sys.argv[1] + "/" + n + ".pickle.gz"))',
+      'a, b = load("kvcache__default"), load("llm__cap004__default")',
+      'for seg in b["segments"]: seg["device"] = 1',
+      's = {"segments": a["segments"] + b["segments"], "device_traces": [a["device_traces"][0], b["device_traces"][0]], "allocator_settings": a["allocator_settings"]}',
+      'sys.stdout.buffer.write(pickle.dumps(s, protocol=4))',
+    ].join('\n');
+    const bytes = spawnSync('python3', ['-c', script, fixtures], { maxBuffer: 1 << 26 }).stdout;
+    const report = await native.replaySnapshot(bytes, { variants: [{}] });
+    expect(report.source.devices).toBe(2);
+    const v = report.variants[0]!;
+    expect(v.devices.map((d) => d.reservedPeakBytes)).toEqual([
+      truth['kvcache__default.pickle.gz']!['reserved_bytes.all.peak'],
+      (await native.replaySnapshot(snapshot('llm__cap004__default.pickle.gz'), { variants: [{}] })).variants[0]!.reservedPeakBytes,
+    ]);
+    expect(v.reservedPeakBytes).toBe(Math.max(...v.devices.map((d) => d.reservedPeakBytes)));
+    expect(report.source.recorded.map((d) => d.startReconstructed)).toEqual([false, false]);
+  });
+
   it('reads --capacity as bytes or a 1024-based size', () => {
     expect(parseCapacity('6004395212')).toBe(6_004_395_212);
     expect(parseCapacity('6GiB')).toBe(6 * 2 ** 30);
