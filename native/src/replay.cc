@@ -8,6 +8,82 @@
 
 namespace headroom {
 
+namespace {
+
+// Live allocations by trace address while pairing: open addressing with backward-shift deletion.
+// Pairing a trace looks up every free, so this is on the critical path of large snapshots.
+class AddressMap {
+ public:
+  AddressMap() : keys_(1024), values_(1024), used_(1024, false) {}
+
+  void put(uint64_t key, uint32_t value) {
+    if ((count_ + 1) * 2 > keys_.size()) grow();
+    size_t i = slot(key);
+    while (used_[i] && keys_[i] != key) i = (i + 1) & mask();
+    if (!used_[i]) ++count_;
+    used_[i] = true;
+    keys_[i] = key;
+    values_[i] = value;
+  }
+
+  // Returns the value, or kNil when absent.
+  uint32_t get(uint64_t key) const {
+    for (size_t i = slot(key); used_[i]; i = (i + 1) & mask()) {
+      if (keys_[i] == key) return values_[i];
+    }
+    return kNil;
+  }
+
+  void erase(uint64_t key) {
+    size_t i = slot(key);
+    while (used_[i] && keys_[i] != key) i = (i + 1) & mask();
+    if (!used_[i]) return;
+    // Shift later entries of the probe run back into the hole.
+    for (size_t j = (i + 1) & mask(); used_[j]; j = (j + 1) & mask()) {
+      const size_t home = slot(keys_[j]);
+      const bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+      if (between) continue;
+      keys_[i] = keys_[j];
+      values_[i] = values_[j];
+      i = j;
+    }
+    used_[i] = false;
+    --count_;
+  }
+
+ private:
+  size_t mask() const { return keys_.size() - 1; }
+  size_t slot(uint64_t key) const {
+    // Addresses are 512-byte aligned: mix the bits before masking.
+    key ^= key >> 29;
+    key *= 0xbf58476d1ce4e5b9ull;
+    key ^= key >> 32;
+    return static_cast<size_t>(key) & mask();
+  }
+  void grow() {
+    std::vector<uint64_t> keys;
+    std::vector<uint32_t> values;
+    std::vector<bool> used;
+    keys.swap(keys_);
+    values.swap(values_);
+    used.swap(used_);
+    keys_.assign(keys.size() * 2, 0);
+    values_.assign(keys.size() * 2, 0);
+    used_.assign(keys.size() * 2, false);
+    count_ = 0;
+    for (size_t i = 0; i < keys.size(); ++i) {
+      if (used[i]) put(keys[i], values[i]);
+    }
+  }
+
+  std::vector<uint64_t> keys_;
+  std::vector<uint32_t> values_;
+  std::vector<bool> used_;
+  size_t count_ = 0;
+};
+
+}  // namespace
+
 std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSettings& settings, uint32_t firstEvent) {
   std::vector<DevicePlan> plans;
   const EventColumns& ev = snapshot.events;
@@ -19,7 +95,7 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
     const uint32_t n = plan.end - plan.begin;
     plan.op.assign(n, PlanOp::None);
     plan.request.assign(n, kNil);
-    std::unordered_map<uint64_t, uint32_t> live;  // Trace address -> request.
+    AddressMap live;  // Trace address -> request.
     std::vector<bool> requested;
     // Blocks in use at the first replayed entry become requests of their own, so that the frees
     // the trace records for them find them.
@@ -38,7 +114,7 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
           plan.requestEvent.push_back(kNil);
           plan.requestStack.push_back(0);
           requested.push_back(b.state == BlockState::Pending);
-          live[b.address] = r;
+          live.put(b.address, r);
         }
       }
     }
@@ -57,30 +133,30 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
           plan.requestEvent.push_back(i);
           plan.requestStack.push_back(ev.stack[e]);
           requested.push_back(false);
-          if (action == kAlloc) live[ev.addr[e]] = r;
+          if (action == kAlloc) live.put(ev.addr[e], r);
           if (action == kOom) ++plan.recordedOoms;
           break;
         }
         case kFreeRequested: {
-          auto it = live.find(ev.addr[e]);
-          if (it == live.end()) {
+          const uint32_t r = live.get(ev.addr[e]);
+          if (r == kNil) {
             ++plan.unmatchedFrees;
             break;
           }
           plan.op[i] = PlanOp::FreeRequested;
-          plan.request[i] = it->second;
-          requested[it->second] = true;
+          plan.request[i] = r;
+          requested[r] = true;
           break;
         }
         case kFreeCompleted: {
-          auto it = live.find(ev.addr[e]);
-          if (it == live.end()) {
+          const uint32_t r = live.get(ev.addr[e]);
+          if (r == kNil) {
             // Either freed before the trace began, or its free_requested was already unmatched.
             break;
           }
-          plan.op[i] = requested[it->second] ? PlanOp::FreeCompleted : PlanOp::FreeBoth;
-          plan.request[i] = it->second;
-          live.erase(it);
+          plan.op[i] = requested[r] ? PlanOp::FreeCompleted : PlanOp::FreeBoth;
+          plan.request[i] = r;
+          live.erase(ev.addr[e]);
           break;
         }
         case kSegmentAlloc:
