@@ -13,7 +13,8 @@ import { generate } from './replay-synthetic.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
-const addon = path.join(root, 'native', 'build', 'Release', 'headroom.node');
+// HEADROOM_NATIVE points at another build of the addon (as native/index.ts's loader allows).
+const addon = process.env.HEADROOM_NATIVE ?? path.join(root, 'native', 'build', 'Release', 'headroom.node');
 const arg = (name, fallback) => {
   const i = process.argv.indexOf(name);
   return i > 0 ? Number(process.argv[i + 1]) : fallback;

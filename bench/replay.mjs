@@ -12,7 +12,8 @@ import { generate } from './replay-synthetic.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.join(here, '..');
-const addon = path.join(root, 'native', 'build', 'Release', 'headroom.node');
+// HEADROOM_NATIVE points at another build of the addon (as native/index.ts's loader allows).
+const addon = process.env.HEADROOM_NATIVE ?? path.join(root, 'native', 'build', 'Release', 'headroom.node');
 const i = process.argv.indexOf('--bytes');
 const bytes = i > 0 ? Number(process.argv[i + 1]) : 1e9;
 const variants = [
