@@ -167,8 +167,7 @@ describe('Headroom: Open Memory Snapshot… what-if panel in code-server', () =>
     expect(Number(whatIf['OOMs'])).toBe(0);
 
     // The timeline draws every event (uPlot's canvas), and the peak sites add up to no more than the peak.
-    await view.locator('h2', { hasText: 'Allocated and reserved over the trace' }).waitFor({ state: 'visible' });
-    await view.locator('.timeline canvas').first().waitFor({ state: 'visible' });
+    await view.locator('h2:has-text("Allocated and reserved over the trace") + .chart canvas').first().waitFor({ state: 'visible' });
     await view.locator('h2', { hasText: 'Allocation sites holding memory at the peak' }).waitFor({ state: 'visible' });
     const sites = await tableRows(2);
     expect(sites.length).toBeGreaterThan(0);
