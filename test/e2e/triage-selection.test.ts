@@ -92,6 +92,8 @@ describe('Headroom: Triage Selection in code-server', () => {
     const fragmentation = readFileSync(path.join(fixtureWorkspace, 'fragmentation.log'), 'utf8');
     const frameLine = Number([...fragmentation.matchAll(/File "[^"]*\/train\.py", line (\d+), in \S+/g)].at(-1)?.[1]);
 
+    // The first test left train.py open in the results panel's editor group, so the log opens there
+    // too and the panel is a background tab when the command runs: a user opening the next log.
     await wb.openFile('fragmentation.log');
     await wb.activeEditor.locator('.view-lines').click();
     await wb.page.keyboard.press('Control+a');
