@@ -11,16 +11,24 @@ export interface HeadroomSettings {
   python: string;
   /** Options of the remote targets keyed by target id (`ssh:HOST`, `slurm:PARTITION`); runs/remote/config.ts normalizes each entry. */
   targets: Readonly<Record<string, unknown>>;
+  /** Seconds without progress before a run's watchdog calls a hang (a run may ask for another). */
+  hangWindowSeconds: number;
 }
 
 export const defaultSettings: Readonly<HeadroomSettings> = Object.freeze({
   device: 'H100-80GB',
   python: 'python3',
   targets: {},
+  hangWindowSeconds: 10,
 });
 
 function nonEmptyString(value: unknown, fallback: string): string {
   return typeof value === 'string' && value.trim().length > 0 ? value.trim() : fallback;
+}
+
+/** A number within [min, max], else the fallback. */
+function boundedNumber(value: unknown, min: number, max: number, fallback: number): number {
+  return typeof value === 'number' && Number.isFinite(value) && value >= min && value <= max ? value : fallback;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -34,5 +42,6 @@ export function normalizeSettings(raw: unknown): HeadroomSettings {
     device: nonEmptyString(section['device'], defaultSettings.device),
     python: nonEmptyString(section['python'], defaultSettings.python),
     targets: isPlainObject(section['targets']) ? section['targets'] : defaultSettings.targets,
+    hangWindowSeconds: boundedNumber(section['hangWindowSeconds'], 1, 3600, defaultSettings.hangWindowSeconds),
   };
 }

@@ -11,4 +11,10 @@ describe('settings', () => {
   it('keeps valid values, trimmed', () => {
     expect(normalizeSettings({ device: ' H200 ', python: '/opt/venv/bin/python' })).toMatchObject({ device: 'H200', python: '/opt/venv/bin/python' });
   });
+
+  it('bounds the hang window and falls back to 10 s', () => {
+    expect(normalizeSettings({ hangWindowSeconds: 30 }).hangWindowSeconds).toBe(30);
+    expect(normalizeSettings({ hangWindowSeconds: 0 }).hangWindowSeconds).toBe(10);
+    expect(normalizeSettings({ hangWindowSeconds: '30' }).hangWindowSeconds).toBe(10);
+  });
 });

@@ -19,8 +19,10 @@ export class ResultsPanel {
   }
 
   private readonly disposables: vscode.Disposable[] = [];
+  /** True while a loaded webview script can receive messages. */
   private ready = false;
-  private pending: PanelContent | undefined;
+  /** What the panel should show; sent again whenever the webview (re)loads. */
+  private latest: PanelContent | undefined;
 
   /** Shows `content` in the panel, creating it beside the active editor if needed. */
   static show(extensionUri: vscode.Uri, content: PanelContent): void {
@@ -48,14 +50,17 @@ export class ResultsPanel {
   ) {
     panel.webview.html = this.html();
     panel.onDidDispose(() => this.dispose(), undefined, this.disposables);
+    // A hidden webview is discarded (no retainContextWhenHidden) and reloads when shown again:
+    // until it says `ready`, messages would be lost.
+    panel.onDidChangeViewState((e) => {
+      if (!e.webviewPanel.visible) this.ready = false;
+    }, undefined, this.disposables);
     panel.webview.onDidReceiveMessage((m: FromWebview) => this.receive(m), undefined, this.disposables);
   }
 
   private post(content: PanelContent): void {
-    if (!this.ready) {
-      this.pending = content;
-      return;
-    }
+    this.latest = content;
+    if (!this.ready) return;
     const message: ToWebview = { type: 'show', content };
     void this.panel.webview.postMessage(message);
   }
@@ -64,11 +69,7 @@ export class ResultsPanel {
     switch (message.type) {
       case 'ready':
         this.ready = true;
-        if (this.pending) {
-          const content = this.pending;
-          this.pending = undefined;
-          this.post(content);
-        }
+        if (this.latest) this.post(this.latest);
         break;
       case 'replayAtCapacity':
         void ResultsPanel.requestHandler?.(message).then((reply) => {

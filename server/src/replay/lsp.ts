@@ -10,6 +10,8 @@ import {
   type ReplaySnapshotParams,
   type ReplaySnapshotResult,
 } from '../protocol';
+import { isLibraryFrame } from '../triage/frames';
+import { resolveWorkspaceFile } from '../triage/workspaceFrames';
 import { toReplayJson } from './replay';
 import { summarizeSnapshotFile } from './summary';
 import { loadNative, type ReplayFrame, type ReplayReport, type ReplayVariantRequest } from '../../../native/index';
@@ -25,13 +27,16 @@ function toPath(uri: string): string {
   return uri.startsWith('file:') ? fileURLToPath(uri) : uri;
 }
 
-/** The innermost frame whose file lies inside a workspace folder (the user's own code). */
+/**
+ * The innermost user frame (outside the standard library, the framework and installed packages)
+ * that maps to a workspace file. Snapshots are usually recorded on another machine or in a
+ * container, so paths are matched by their trailing components, as triage does.
+ */
 export function workspaceSite(frames: readonly ReplayFrame[], folders: readonly string[]): ReplayPeakSiteInfo['workspaceSite'] {
   for (const f of frames) {
-    const file = path.resolve(f.filename);
-    if (folders.some((folder) => file.startsWith(path.resolve(folder) + path.sep))) {
-      return { uri: pathToFileURL(file).href, line: Math.max(0, f.line - 1), name: f.name };
-    }
+    if (isLibraryFrame({ file: f.filename, line: f.line, function: f.name })) continue;
+    const file = resolveWorkspaceFile(f.filename, folders);
+    if (file) return { uri: pathToFileURL(file).href, line: Math.max(0, f.line - 1), name: f.name };
   }
   return null;
 }

@@ -43,7 +43,7 @@ export function register(ctx: ServerContext): void {
     const folders = ctx.workspaceFolders();
     const cwd = folders[0];
     const handle = await manager.start(
-      { ...params, python: settings.python, targets: settings.targets, workspaceFolders: folders, ...(cwd !== undefined && { cwd }) },
+      { ...params, hangWindowSeconds: params.hangWindowSeconds ?? settings.hangWindowSeconds, python: settings.python, targets: settings.targets, workspaceFolders: folders, ...(cwd !== undefined && { cwd }) },
       listener,
     );
     // The server stays busy (not quiescent) until the run ends; its errors surface in the status.

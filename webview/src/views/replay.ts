@@ -1,4 +1,5 @@
 import { formatBytes } from '../../../server/src/format';
+import { isLibraryFrame } from '../../../server/src/triage/frames';
 import type { ReplaySnapshotResult, ReplayVariantInfo } from '../../../server/src/protocol';
 import { fileLink, h, table, type Post } from '../dom';
 import { memoryChart } from '../memoryChart';
@@ -34,7 +35,8 @@ function peakSites(post: Post, variant: ReplayVariantInfo): HTMLElement {
   return table(
     ['Live at the peak', 'Allocations', 'Where'],
     variant.peakSites.map((site) => {
-      const top = site.frames[0];
+      // The innermost frame outside Python, the framework and installed packages says most.
+      const top = site.frames.find((f) => !isLibraryFrame({ file: f.filename, line: f.line, function: f.name })) ?? site.frames[0];
       const label = top ? `${top.filename}:${top.line} in ${top.name}` : '(no frames recorded)';
       const where = site.workspaceSite ? fileLink(post, `${site.workspaceSite.uri.replace(/^file:\/\//, '')}:${site.workspaceSite.line + 1} in ${site.workspaceSite.name}`, site.workspaceSite.uri, site.workspaceSite.line + 1) : label;
       return [formatBytes(site.bytes), String(site.count), where];
