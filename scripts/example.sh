@@ -3,7 +3,7 @@
 # and summarize a real PyTorch memory snapshot recorded on an H200, both with the CLI.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-bash scripts/setup.sh --no-system
+bash scripts/setup.sh --build-only
 echo
 node bin/headroom.js triage examples/oom.log
 echo

@@ -1,32 +1,33 @@
 #!/usr/bin/env bash
-# Sets up a fresh checkout: Debian packages the tests use (when run as root and missing), npm
-# packages, the native addon, the bundles and the VSIX. Idempotent and quick when already done.
+# Sets up a fresh checkout: Debian packages (when run as root and missing), npm packages, the
+# native addon, the bundles and the VSIX. Idempotent and quick when already done.
 #
-# Usage: bash scripts/setup.sh [--no-system]
-#   --no-system  skip Debian packages (the CLI and the unit tests need none of them)
+# Usage: bash scripts/setup.sh [--build-only]
+#   --build-only  only the Debian packages that building needs (the CLI and the example need no more)
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 log() { printf 'setup: %s\n' "$*" >&2; }
 
-# Debian packages: g++/make/python3 build the addon (zlib1g-dev: it gunzips snapshots with zlib);
-# python3-torch is real CPU PyTorch with gloo for the reproducer tests; openssh-server and slurm-wlm
-# (with munge) are the real remote targets; clang and its libFuzzer/sanitizer runtimes
+# Building: g++/make/python3 for node-gyp; zlib1g-dev because the addon gunzips snapshots with zlib.
+readonly build_packages=(g++ make python3 zlib1g-dev)
+# Testing: python3-torch is real CPU PyTorch with gloo for the reproducer tests; openssh-server and
+# slurm-wlm (with munge) are the real remote targets; clang and its libFuzzer/sanitizer runtimes
 # (libclang-rt-14-dev, only "recommended" by clang) build the decoder's fuzz smoke test.
-readonly system_packages=(g++ make python3 zlib1g-dev clang libclang-rt-14-dev python3-torch openssh-server slurm-wlm munge)
+readonly test_packages=(clang libclang-rt-14-dev python3-torch openssh-server slurm-wlm munge)
 
-if [[ "${1:-}" != '--no-system' ]]; then
-  missing=()
-  for pkg in "${system_packages[@]}"; do
-    [[ "$(dpkg-query -W -f='${Status}' "${pkg}" 2>/dev/null || true)" == 'install ok installed' ]] || missing+=("${pkg}")
-  done
-  if ((${#missing[@]} > 0)); then
-    [[ "$(id -u)" == '0' ]] || { log "missing Debian packages (run as root to install): ${missing[*]}"; exit 1; }
-    log "installing Debian packages: ${missing[*]}"
-    # If this fails: check the apt sources and network; `apt-get update` errors name the mirror.
-    apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-  fi
+packages=("${build_packages[@]}")
+[[ "${1:-}" == '--build-only' ]] || packages+=("${test_packages[@]}")
+missing=()
+for pkg in "${packages[@]}"; do
+  [[ "$(dpkg-query -W -f='${Status}' "${pkg}" 2>/dev/null || true)" == 'install ok installed' ]] || missing+=("${pkg}")
+done
+if ((${#missing[@]} > 0)); then
+  [[ "$(id -u)" == '0' ]] || { log "missing Debian packages (run as root to install): ${missing[*]}"; exit 1; }
+  log "installing Debian packages: ${missing[*]}"
+  # If this fails: check the apt sources and network; `apt-get update` errors name the mirror.
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # npm packages, exactly as locked. If this fails with ETARGET, package-lock.json names a version
