@@ -174,17 +174,22 @@ export interface ReplayPeakSiteInfo {
   workspaceSite: { uri: string; line: number; name: string } | null;
 }
 
-export interface ReplayVariantInfo {
+/** What one variant's replay found: the numbers of `headroom replay --json` and of the panel. */
+export interface ReplayVariantNumbers {
   settings: string;
   capacityBytes: number | null;
   reservedPeakBytes: number;
   allocatedPeakBytes: number;
+  /** Reserved minus allocated bytes when allocated memory peaked. */
   fragmentationBytes: number;
   segmentAllocs: number;
   segmentFrees: number;
   allocRetries: number;
   ooms: number;
   firstOom: null | { eventIndex: number; allocIndex: number; sizeBytes: number; frames: ReplayFrameInfo[] };
+}
+
+export interface ReplayVariantInfo extends ReplayVariantNumbers {
   /** Call stacks holding the most bytes at this variant's allocated peak (device with the highest peak). */
   peakSites: ReplayPeakSiteInfo[];
   /** When requested: bytes after every trace entry of that device. */

@@ -2,7 +2,8 @@
  * What-if replay of a PyTorch memory snapshot: the native simulator of the CUDA caching allocator
  * replays the recorded allocation requests under other allocator settings and capacities.
  */
-import { loadNative, type ReplayDeviceResult, type ReplayFrame, type ReplayReport, type ReplayVariantResult } from '../../../native/index';
+import { loadNative, type ReplayDeviceResult, type ReplayReport, type ReplayVariantResult } from '../../../native/index';
+import type { ReplayVariantNumbers } from '../protocol';
 
 /** `--fit` searches capacities in steps of this size. */
 export const FIT_GRANULARITY_BYTES = 64 * 1024 * 1024;
@@ -32,18 +33,7 @@ export interface ReplayJson {
   variants: ReplayVariantJson[];
 }
 
-export interface ReplayVariantJson {
-  settings: string;
-  capacityBytes: number | null;
-  reservedPeakBytes: number;
-  allocatedPeakBytes: number;
-  /** Reserved minus allocated bytes when allocated memory peaked. */
-  fragmentationBytes: number;
-  segmentAllocs: number;
-  segmentFrees: number;
-  allocRetries: number;
-  ooms: number;
-  firstOom: null | { eventIndex: number; allocIndex: number; sizeBytes: number; frames: ReplayFrame[] };
+export interface ReplayVariantJson extends ReplayVariantNumbers {
   /** Present for `--fit`: the capacity searched for is `capacityBytes`, in steps of this. */
   fitGranularityBytes?: number;
 }

@@ -24,16 +24,6 @@ export function parseFrameLine(line: string): SourceFrame | undefined {
   return undefined;
 }
 
-/** Reads every frame printed in `lines`, in printed order (outermost first). */
-export function parseTracebackFrames(lines: readonly string[]): SourceFrame[] {
-  const frames: SourceFrame[] = [];
-  for (const line of lines) {
-    const frame = parseFrameLine(line);
-    if (frame) frames.push(frame);
-  }
-  return frames;
-}
-
 /** True for frames in the standard library, the framework or an installed package. */
 export function isLibraryFrame(frame: SourceFrame): boolean {
   return LIBRARY_PATH.test(frame.file);
