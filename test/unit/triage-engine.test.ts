@@ -351,3 +351,44 @@ describe('robustness on random input', () => {
     }
   });
 });
+
+describe('uncaught exceptions and NCCL failures', () => {
+  it('reads the numbers of an OOM that reached std::terminate from its what() line, as one abort', () => {
+    const log = [
+      "terminate called after throwing an instance of 'c10::OutOfMemoryError'",
+      '  what():  HIP out of memory. Tried to allocate 212.00 MiB (GPU 1; 23.56 GiB total capacity; 23.02 GiB already allocated; 187.44 MiB free; 23.02 GiB reserved in total by PyTorch)',
+      'Exception raised from malloc at ../c10/hip/HIPCachingAllocator.cpp:936 (most recent call first):',
+    ].join('\n');
+    const verdicts = triageText(log, 'x').verdicts;
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', catchable: false, device: 1, requestedBytes: 212 * 1024 ** 2 });
+    expect(verdicts[0]!.evidence.map((e) => e.line)).toEqual([1, 2, 3]);
+  });
+
+  it('names the device of a "more than 1EB" request from the allocator that printed it', () => {
+    expect(triageText('RuntimeError: NPU out of memory. Tried to allocate more than 1EB memory.', 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'npu' });
+    expect(triageText('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 1EB memory.', 'x').verdicts[0]!.platform).toBe('cuda');
+  });
+
+  it("reads every NCCL allocation helper's failure as a collective OOM with its size", () => {
+    for (const helper of ['calloc', 'calloc async', 'host alloc']) {
+      const log = `host1:41:41 [2] include/alloc.h:124 NCCL WARN Failed to CUDA ${helper} 1920 bytes`;
+      expect(triageText(log, 'x').verdicts[0]).toMatchObject({ kind: 'collective-oom', requestedBytes: 1920, device: 2 });
+    }
+  });
+
+  it('says a peer or the network failed for NCCL remote/system errors, and takes the process-down notice with them', () => {
+    const log = [
+      '[E ProcessGroupNCCL.cpp:455] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.',
+      '[E ProcessGroupNCCL.cpp:460] To avoid data inconsistency, we are taking the entire process down.',
+      "terminate called after throwing an instance of 'std::runtime_error'",
+      '  what():  NCCL error: remote process exited or there was a network error, NCCL version 2.14.3',
+      'ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.',
+    ].join('\n');
+    const verdicts = triageText(log, 'x').verdicts;
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(verdicts[0]!.summary).toContain('peer process exited or the network failed');
+    expect(verdicts[0]!.fixes[0]!.id).toBe('find-root-rank');
+  });
+});

@@ -50,7 +50,7 @@ const TRACEBACK_HEADER = /^\s*Traceback \(most recent call last\):/;
  */
 export const ANCHORS: readonly string[] = [
   'emory', 'lloc', 'atchdog', '[A-Z]{2,}_[A-Z]', 'EL0004', 'borting', 'Heartbeat', 'lagging ranks', "didn't",
-  'NCCL [eE]rror', 'ncclUnhandled', 'DistBackendError', 'terminate called', 'assert triggered', 'Assertion `',
+  'NCCL (?:[eE]rror|operations)', 'ncclUnhandled', 'DistBackendError', 'terminate called', 'assert triggered', 'Assertion `',
   'Killed', 'oom[-_]kill', 'exitcode', 'SIGKILL', 'code:? 137', 'code = -9', 'synStatus', 'hipError', '(?:CUDA|HIP) error',
 ];
 

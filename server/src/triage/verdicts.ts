@@ -60,8 +60,16 @@ function groupKey(f: Finding): string {
 export class FindingSink {
   private readonly groups = new Map<string, Group>();
   private dropped = 0;
+  /** Lines that an earlier finding said print the rest of it, by line number. */
+  private readonly claimedLines = new Map<number, Group>();
 
   add(finding: Finding, line: LineView): void {
+    for (const claimed of this.claimedLines.keys()) if (claimed < line.lineNumber) this.claimedLines.delete(claimed);
+    const owner = this.claimedLines.get(line.lineNumber);
+    if (owner) {
+      joinContinuation(owner, finding, line);
+      return;
+    }
     const key = groupKey(finding);
     const evidence = [evidenceLine(line.lineNumber, line.text)];
     for (const k of finding.extraLines ?? []) {
@@ -83,7 +91,7 @@ export class FindingSink {
       this.dropped++;
       return;
     }
-    this.groups.set(key, {
+    const group: Group = {
       key,
       finding,
       numbers: { ...finding.numbers },
@@ -93,7 +101,9 @@ export class FindingSink {
       frames: finding.role === 'timeout' || finding.role === 'stuck' ? [] : line.frames(),
       evidence: evidence.slice(0, MAX_EVIDENCE),
       occurrences: 1,
-    });
+    };
+    this.groups.set(key, group);
+    for (const k of finding.absorbsLines ?? []) this.claimedLines.set(line.lineNumber + k, group);
   }
 
   /** Failures that were not kept because the log had more than MAX_GROUPS distinct ones. */
@@ -133,6 +143,18 @@ export class FindingSink {
       return toVerdict(g, root, root !== undefined ? index.get(root) : undefined);
     });
   }
+}
+
+/**
+ * A finding on a line that continues an earlier failure (the `what():` message of an uncaught
+ * exception) completes it: its numbers, device and platform fill what the first line could not say.
+ */
+function joinContinuation(into: Group, finding: Finding, line: LineView): void {
+  for (const field of NUMBER_FIELDS) if (into.numbers[field] === undefined && finding.numbers[field] !== undefined) into.numbers[field] = finding.numbers[field];
+  into.device ??= finding.device;
+  into.rank ??= finding.rank;
+  if (finding.platform !== into.finding.platform) into.finding = { ...into.finding, platform: finding.platform };
+  if (into.evidence.length < MAX_EVIDENCE && !into.evidence.some((e) => e.line === line.lineNumber)) into.evidence.push(evidenceLine(line.lineNumber, line.text));
 }
 
 function absorb(into: Group, from: Group): void {

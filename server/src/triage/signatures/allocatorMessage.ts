@@ -41,6 +41,14 @@ export interface AllocatorMessage {
   privatePoolBytes?: number;
 }
 
+/** The platform whose allocator prints each API word ("HIP" is the hipified CUDA allocator). */
+const PLATFORM_OF_API: Readonly<Record<string, Platform>> = { CUDA: 'cuda', HIP: 'rocm', XPU: 'xpu', NPU: 'npu' };
+
+/** The platform an allocator message's API word names, if it is one of the PyTorch device allocators. */
+export function platformOfApi(api: string): Platform | undefined {
+  return PLATFORM_OF_API[api];
+}
+
 const HEAD = new RegExp(String.raw`(?:\b([A-Z]{2,5}) out of memory\.\s*|\bout of memory\.\s*|^|[^A-Za-z])Tried to allocate ${SIZE}`);
 const sentence = (body: string): RegExp => new RegExp(body.replace(/SIZE/g, SIZE));
 

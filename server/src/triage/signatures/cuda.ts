@@ -15,9 +15,10 @@ import {
 } from '../fixes';
 import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
-import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
+import { allocatorFinding, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Platform } from '../../protocol';
-import type { Finding, LineView, Signature } from './types';
+import { joinNext, thrownByTerminate } from './lineContext';
+import type { Finding, Signature } from './types';
 
 const CUDA: AllocatorPlatform = {
   signature: 'cuda-caching-allocator',
@@ -26,17 +27,6 @@ const CUDA: AllocatorPlatform = {
   allocConfVar: 'PYTORCH_CUDA_ALLOC_CONF',
   expandableSegments: { supported: true },
 };
-
-/** The message plus the next `count` lines, for messages that PyTorch prints over several lines. */
-export function joinNext(line: LineView, count: number): string {
-  const parts = [line.content];
-  for (let k = 1; k <= count; k++) {
-    const next = line.next(k);
-    if (next === undefined) break;
-    parts.push(next);
-  }
-  return parts.join('\n');
-}
 
 const cachingAllocator: Signature = {
   id: CUDA.signature,
@@ -203,10 +193,11 @@ const NCCL_DEVICE = /\s\[(\d+)\]\s/;
 const ncclOom: Signature = {
   id: 'nccl-out-of-memory',
   platform: 'cuda',
-  needles: ["failure 'out of memory'", 'Failed to CUDA calloc', "failure 2 'out of memory'"],
+  needles: ["failure 'out of memory'", 'Failed to CUDA calloc', 'Failed to CUDA host alloc', "failure 2 'out of memory'"],
   match(line) {
     const failure = /(Cuda|Hip) failure(?: \d+)? 'out of memory'/.exec(line.content);
-    const calloc = /Failed to CUDA calloc (\d+) bytes/.exec(line.content);
+    // NCCL's allocation helpers (alloc.h): "calloc", "calloc async" (stream-ordered) and "host alloc" (pinned host memory).
+    const calloc = /Failed to CUDA (?:calloc(?: async)?|host alloc) (\d+) bytes/.exec(line.content);
     if (!failure && !calloc) return undefined;
     const device = NCCL_DEVICE.exec(line.content);
     const numbers: Finding['numbers'] = calloc ? { requestedBytes: Number(calloc[1]) } : {};
@@ -229,26 +220,39 @@ const ncclOom: Signature = {
   },
 };
 
-/** The Python-side error of a failed NCCL call; joins the collective OOM it reports. */
+const NCCL_DEBUG_FIX = { id: 'nccl-debug', title: 'Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ALLOC,NET to see the call NCCL failed on', rationale: 'The NCCL warning line names the failing CUDA or network call and its size.', snippet: 'export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ALLOC,NET' };
+
+/** NCCL's words for a peer or the network failing: ncclRemoteError, ncclSystemError, and the transports' own lines. */
+const NCCL_NETWORK = /ncclRemoteError|remote process exited|network error|ncclSystemError|unhandled system error|NET\/(?:IB|Socket)/;
+
+/**
+ * The error side of a failed NCCL call: the Python/C++ exception ("NCCL error in: ...", "NCCL error:
+ * remote process exited or there was a network error", ncclUnhandledCudaError) and ProcessGroupNCCL
+ * taking the process down ("Some NCCL operations have failed or timed out"). It joins the collective
+ * OOM it reports, or the hang it belongs to; alone it is not an OOM.
+ */
 const ncclError: Signature = {
   id: 'nccl-error',
   platform: 'cuda',
-  needles: ['NCCL error in:', 'ncclUnhandledCudaError', 'NCCL Error 1', 'DistBackendError:'],
+  needles: ['NCCL error in:', 'NCCL error: ', 'ncclUnhandledCudaError', 'NCCL Error 1', 'DistBackendError:', 'Some NCCL operations have failed or timed out'],
   match(line) {
-    if (/Watchdog caught|terminate called/.test(line.content)) return undefined;
+    if (/Watchdog caught/.test(line.content)) return undefined;
+    const network = NCCL_NETWORK.test(joinNext(line, 6));
     return {
       signature: 'nccl-error',
       role: 'nccl-error',
       kind: 'not-oom',
       platform: 'cuda',
       catchable: false,
-      summary: 'NCCL call failed',
-      explanation:
-        'A NCCL call returned an error. On its own this line does not say why; NCCL_DEBUG=INFO prints the failing CUDA call ' +
-        "(\"Cuda failure 'out of memory'\" is an out-of-memory failure).",
+      summary: network ? 'NCCL call failed: a peer process exited or the network failed' : 'NCCL call failed',
+      explanation: network
+        ? 'NCCL lost a peer: another rank\'s process ended (its own log shows why: an OOM, a host kill, an exception) or the network between the nodes failed. ' +
+          'This rank is a bystander; the communicator cannot continue.'
+        : 'A NCCL call returned an error. On its own this line does not say why; NCCL_DEBUG=INFO prints the failing CUDA call ' +
+          "(\"Cuda failure 'out of memory'\" is an out-of-memory failure).",
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers: {},
-      fixes: [{ id: 'nccl-debug', title: 'Rerun with NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ALLOC to see the CUDA call NCCL failed on', rationale: 'The NCCL warning line names the failing call and its size.', snippet: 'export NCCL_DEBUG=INFO NCCL_DEBUG_SUBSYS=INIT,ALLOC' }],
+      fixes: network ? [findTheRootRank, NCCL_DEBUG_FIX] : [NCCL_DEBUG_FIX],
     };
   },
 };
@@ -349,13 +353,15 @@ const absurdRequest: Signature = {
   platform: 'cuda',
   needles: ['more than 1EB memory'],
   match(line) {
+    // Every PyTorch device allocator has this check; the word before "out of memory" names the device.
+    const api = /\b([A-Z]{2,5}) out of memory\. Tried to allocate more than/.exec(line.content)?.[1] ?? 'CUDA';
     return {
       signature: 'cuda-absurd-request',
       role: 'after-timeout',
       kind: 'catchable-oom',
-      platform: 'cuda',
+      platform: platformOfApi(api) ?? 'cuda',
       catchable: true,
-      summary: 'CUDA out of memory: a request of more than 1 EiB',
+      summary: `${api} out of memory: a request of more than 1 EiB`,
       explanation:
         'No program asks for an exabyte: the size was computed from corrupted state, e.g. a tensor received from a collective that was aborted. Fix what broke first.',
       ...(line.rank !== undefined && { rank: line.rank }),
@@ -386,6 +392,8 @@ const terminateOom: Signature = {
       numbers: {},
       fixes: [shrinkPeak()],
       extraLines: [1, 2].filter((k) => line.next(k) !== undefined),
+      // The allocator's own message follows as "what(): CUDA out of memory. Tried to allocate ...".
+      absorbsLines: [1],
     };
   },
 };

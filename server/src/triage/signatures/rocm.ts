@@ -7,7 +7,7 @@ import { formatBytes } from '../../format';
 import { emptyCacheBeforeCollectives, shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
 import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
-import { joinNext } from './cuda';
+import { joinNext } from './lineContext';
 import type { Finding, Signature } from './types';
 
 /** The variable name the message itself suggests: builds differ (PYTORCH_HIP_ALLOC_CONF or PYTORCH_CUDA_ALLOC_CONF). */

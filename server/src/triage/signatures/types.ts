@@ -55,6 +55,12 @@ export interface Finding {
   fixes: Fix[];
   /** Offsets of further lines that belong to the evidence (1 = the next line). */
   extraLines?: number[];
+  /**
+   * Offsets of following lines that print the rest of this failure (the `what():` under
+   * "terminate called after throwing"): a finding on one of them adds its numbers, device and
+   * platform to this one instead of standing as a failure of its own.
+   */
+  absorbsLines?: number[];
   /** Signature facts the engine reads for grouping (e.g. `seq` of a timed-out collective). */
   facts?: Readonly<Record<string, string | number>>;
 }

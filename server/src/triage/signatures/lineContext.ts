@@ -1,0 +1,28 @@
+/**
+ * Reading a failure line together with the lines around it: messages printed over several lines,
+ * and C++ exceptions that nothing caught ("terminate called after throwing an instance of ...",
+ * then "  what():  <message>"), which abort the process however catchable the message sounds.
+ */
+import type { LineView } from './types';
+
+/** The message plus the next `count` lines, for messages that runtimes print over several lines. */
+export function joinNext(line: LineView, count: number): string {
+  const parts = [line.content];
+  for (let k = 1; k <= count; k++) {
+    const next = line.next(k);
+    if (next === undefined) break;
+    parts.push(next);
+  }
+  return parts.join('\n');
+}
+
+const TERMINATE = 'terminate called after throwing';
+
+/**
+ * True when the line is the `what():` of an exception that reached std::terminate (or holds both
+ * on one line): the process aborted, so nothing could catch the error it describes.
+ */
+export function thrownByTerminate(line: LineView): boolean {
+  if (line.content.includes(TERMINATE)) return true;
+  return /^\s*what\(\):/.test(line.content) && (line.previous(1) ?? '').includes(TERMINATE);
+}
