@@ -184,6 +184,7 @@ std::vector<Value> PickleReader::takeItemPool() {
 }
 
 void PickleReader::releaseItems(Container& c) {
+  c.runCount = 0;
   c.items.clear();
   // Reuse small buffers (trace entries, frame lists); let big ones go back to the heap.
   if (c.items.capacity() <= 64 && itemPool_.size() < 4096) itemPool_.push_back(std::move(c.items));
@@ -200,6 +201,7 @@ Value PickleReader::newContainer(Tag kind) {
     c.memoRefs = 0;
     c.memoSlot = UINT32_MAX;
     c.loweredAs = Value{};
+    c.runCount = 0;
     c.items = takeItemPool();
     return Value::of(kind, id);
   }
@@ -209,6 +211,28 @@ Value PickleReader::newContainer(Tag kind) {
   c.items = takeItemPool();
   containers_.push_back(std::move(c));
   return Value::of(kind, static_cast<uint32_t>(containers_.size() - 1));
+}
+
+void PickleReader::appendToList(Container& list, const Value& child) {
+  if (list.items.empty() && child.tag >= Tag::Lowered0) {
+    if (list.runCount == 0) {
+      list.runTag = child.tag;
+      list.runBegin = child.ref;
+      list.runCount = 1;
+      return;
+    }
+    if (child.tag == list.runTag && child.ref == list.runBegin + list.runCount && list.runCount < UINT32_MAX) {
+      ++list.runCount;
+      return;
+    }
+  }
+  if (list.runCount != 0) {
+    // The run is broken: spell it out as items.
+    list.items.reserve(list.runCount + 1);
+    for (uint32_t i = 0; i < list.runCount; ++i) list.items.push_back(Value::of(list.runTag, list.runBegin + i));
+    list.runCount = 0;
+  }
+  list.items.push_back(child);
 }
 
 Container& PickleReader::mutableTarget(const Value& v, Tag expected, const char* opcodeName) {
@@ -301,142 +325,223 @@ Value PickleReader::readLong(size_t n) {
   return Value::of(Tag::BigInt, strings_.intern(b));
 }
 
-// The fast path for the dicts a snapshot is made of (trace entries, frames): a dict whose items
-// are all scalars, strings or memo references, written in one MARK ... SETITEMS batch, is read
-// straight from the input window and lowered at once, without going through the stack. Anything
-// else (a nested container, another opcode, the window ending) undoes what was read (memo entries
-// it added) and leaves the dict to the general path, which gives the same result more slowly.
+// The fast path for the dicts a snapshot is made of (trace entries, frames): a dict written in one
+// MARK ... SETITEMS batch whose items are scalars, strings, memo references, or nested flat
+// containers (a trace entry's new list of frames, each frame a flat dict) is read straight from
+// the input window and lowered at once, without going through the stack. Lowering every entry as
+// soon as it is read also numbers the entries in trace order, so a device's trace stays one run
+// of records (see Container). Anything else (another opcode, the window ending, a nested container
+// the lowering does not turn into a record) undoes the memo entries it added and leaves the dict
+// to the general path, which gives the same result more slowly. Nested records lowered before
+// such a bail are frames and call stacks, which the lowering interns, so lowering them again on
+// the general path returns the same records.
 bool PickleReader::tryFlatDict() {
   constexpr size_t kLookahead = 4096;
-  constexpr size_t kMaxItems = 128;
   InputWindow& in = input_;
   in.ensure(kLookahead);  // Near the end of the input, fewer bytes is fine.
-  const uint8_t* const start = in.cursor();
-  const uint8_t* p = start;
-  const uint8_t* const end = start + in.available();
+  FlatCursor c{in.cursor(), in.cursor() + in.available()};
+  const uint8_t* const start = c.p;
   const size_t memoBefore = memo_.size();
+  flatEmptyLists_.clear();
   auto bail = [&] {
     memo_.resize(memoBefore);
+    for (uint32_t id : flatEmptyLists_) {
+      containers_[id].memoRefs = 0;
+      freeContainers_.push_back(id);
+    }
     return false;
   };
-  bool memoized = false;
-  if (p < end && *p == MEMOIZE) {
-    memoized = true;
-    memo_.push_back(Value{});  // Filled in below; a reference to it from inside means: bail.
-    ++p;
-  }
-  if (p >= end || *p != MARK) return bail();
-  ++p;
-  std::vector<Value>& items = flat_.items;
-  items.clear();
-  for (;;) {
-    if (p >= end) return bail();
-    const uint8_t op = *p++;
-    if (op == SETITEMS) break;
-    if (items.size() == kMaxItems) return bail();
-    Value v;
-    switch (op) {
-      case SHORT_BINUNICODE:
-      case BINUNICODE: {
-        size_t n;
-        if (op == SHORT_BINUNICODE) {
-          if (p >= end) return bail();
-          n = *p++;
-        } else {
-          if (end - p < 4) return bail();
-          n = static_cast<size_t>(loadLe(p, 4));
-          p += 4;
-        }
-        if (static_cast<size_t>(end - p) < n) return bail();
-        v = Value::of(Tag::Str, strings_.intern(std::string_view(reinterpret_cast<const char*>(p), n)));
-        p += n;
-        if (p < end && *p == MEMOIZE) {
-          memo_.push_back(v);
-          ++p;
-        }
-        break;
-      }
-      case BININT1:
-        if (p >= end) return bail();
-        v = Value::integer(*p++);
-        break;
-      case BININT2:
-        if (end - p < 2) return bail();
-        v = Value::integer(static_cast<int64_t>(loadLe(p, 2)));
-        p += 2;
-        break;
-      case BININT:
-        if (end - p < 4) return bail();
-        v = Value::integer(static_cast<int32_t>(static_cast<uint32_t>(loadLe(p, 4))));
-        p += 4;
-        break;
-      case LONG1: {
-        if (p >= end) return bail();
-        const size_t n = *p++;
-        if (n > 8 || static_cast<size_t>(end - p) < n) return bail();
-        uint64_t x = n == 0 ? 0 : loadLe(p, n);
-        if (n > 0 && n < 8 && (p[n - 1] & 0x80)) x |= ~uint64_t{0} << (8 * n);
-        v = Value::integer(static_cast<int64_t>(x));
-        p += n;
-        break;
-      }
-      case BINFLOAT: {
-        if (end - p < 8) return bail();
-        uint64_t bits = 0;
-        for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];
-        v = Value{Tag::Float, 0, static_cast<int64_t>(bits)};
-        p += 8;
-        break;
-      }
-      case NONE:
-        v = Value::none();
-        break;
-      case NEWTRUE:
-        v = Value::boolean(true);
-        break;
-      case NEWFALSE:
-        v = Value::boolean(false);
-        break;
-      case BINGET:
-      case LONG_BINGET: {
-        uint64_t index;
-        if (op == BINGET) {
-          if (p >= end) return bail();
-          index = *p++;
-        } else {
-          if (end - p < 4) return bail();
-          index = loadLe(p, 4);
-          p += 4;
-        }
-        if (index >= memo_.size() || (memoized && index == memoBefore) || memo_[index].tag == Tag::Unset) return bail();
-        v = memo_[index];
-        break;
-      }
-      default:
-        return bail();
-    }
-    items.push_back(v);
-  }
-  if (items.size() % 2 != 0) return bail();
-  in.advance(static_cast<size_t>(p - start));
+  const size_t memoSlot = takeMemoSlot(c);
+  if (c.p >= c.end || *c.p != MARK) return bail();
+  ++c.p;
+  std::vector<Value>& items = flatItems_[0];
+  if (!readFlatItems(c, SETITEMS, 0)) return bail();
+  in.advance(static_cast<size_t>(c.p - start));
   // Committed: from here on this is what the general path would have done.
   for (Value& v : items) v = adopt(v);
   flat_.kind = Tag::Dict;
+  flat_.items.swap(items);
   Value result = lowering_.lower(*this, flat_);
+  flat_.items.swap(items);
   if (result.tag == Tag::Unset) {
     result = newContainer(Tag::Dict);
     containers_[result.ref].items.assign(items.begin(), items.end());
   }
-  if (memoized) {
-    memo_[memoBefore] = result;
+  if (memoSlot != SIZE_MAX) {
+    memo_[memoSlot] = result;
     if (result.isContainer()) {
-      Container& c = containers_[result.ref];
-      c.memoRefs = 1;
-      c.memoSlot = static_cast<uint32_t>(std::min<uint64_t>(memoBefore, UINT32_MAX));
+      Container& container = containers_[result.ref];
+      container.memoRefs = 1;
+      container.memoSlot = static_cast<uint32_t>(std::min<uint64_t>(memoSlot, UINT32_MAX));
     }
   }
   stack_.push_back(result);
   return true;
+}
+
+// A MEMOIZE right after a container's opening opcode names the container; its slot is filled in
+// once the container is lowered (a reference to it from inside the container means: bail).
+size_t PickleReader::takeMemoSlot(FlatCursor& c) {
+  if (c.p >= c.end || *c.p != MEMOIZE) return SIZE_MAX;
+  ++c.p;
+  memo_.push_back(Value{});
+  return memo_.size() - 1;
+}
+
+// Reads items into flatItems_[depth] up to the `closer` opcode (SETITEMS or APPENDS).
+bool PickleReader::readFlatItems(FlatCursor& c, uint8_t closer, size_t depth) {
+  constexpr size_t kMaxItems = 128;
+  std::vector<Value>& items = flatItems_[depth];
+  items.clear();
+  for (;;) {
+    if (c.p >= c.end) return false;
+    if (*c.p == closer) {
+      ++c.p;
+      return closer != SETITEMS || items.size() % 2 == 0;
+    }
+    if (items.size() == kMaxItems) return false;
+    Value v;
+    if (!readFlatValue(c, depth, v)) return false;
+    items.push_back(v);
+  }
+}
+
+// A nested container inside a flat dict, its opening opcode already read: lowered to a record.
+bool PickleReader::readFlatContainer(FlatCursor& c, Tag kind, size_t depth, Value& out) {
+  if (depth + 1 >= kFlatDepth) return false;
+  const size_t slot = takeMemoSlot(c);
+  std::vector<Value>& items = flatItems_[depth + 1];
+  if (c.p < c.end && *c.p == MARK) {
+    ++c.p;
+    if (!readFlatItems(c, kind == Tag::Dict ? SETITEMS : APPENDS, depth + 1)) return false;
+  } else if (kind == Tag::List) {
+    // CPython writes a one-item list as `item APPEND`; anything else after the list's opening
+    // means it is empty (filling it later would take opcodes this path does not read).
+    items.clear();
+    FlatCursor probe = c;
+    const size_t memoBefore = memo_.size();
+    Value item;
+    if (readFlatValue(probe, depth + 1, item) && probe.p < probe.end && *probe.p == APPEND) {
+      items.push_back(item);
+      c.p = probe.p + 1;
+    } else {
+      memo_.resize(memoBefore);
+    }
+  } else {
+    return false;  // A one-item dict (`key value SETITEM`): left to the general path.
+  }
+  if (items.empty() && kind == Tag::List) {
+    // An empty list (a trace entry without frames) stays a list, as on the general path; it is
+    // handed back if the dict is left to the general path after all.
+    if (depth != 0) return false;
+    out = newContainer(Tag::List);
+    flatEmptyLists_.push_back(out.ref);
+    if (slot != SIZE_MAX) memoPut(slot, out);
+    return true;
+  }
+  Container& scratch = flatNested_[depth + 1];
+  scratch.kind = kind;
+  scratch.items.swap(items);
+  out = lowering_.lower(*this, scratch);
+  scratch.items.swap(items);
+  if (out.tag < Tag::Lowered0) return false;
+  if (slot != SIZE_MAX) memo_[slot] = out;
+  return true;
+}
+
+// One item of a flat container: a scalar, a string, a memo reference to anything but an
+// unfinished container, or (below the top) a nested flat container.
+bool PickleReader::readFlatValue(FlatCursor& c, size_t depth, Value& v) {
+  const uint8_t*& p = c.p;
+  const uint8_t* const end = c.end;
+  if (p >= end) return false;
+  const uint8_t op = *p++;
+  switch (op) {
+    case SHORT_BINUNICODE:
+    case BINUNICODE: {
+      size_t n;
+      if (op == SHORT_BINUNICODE) {
+        if (p >= end) return false;
+        n = *p++;
+      } else {
+        if (end - p < 4) return false;
+        n = static_cast<size_t>(loadLe(p, 4));
+        p += 4;
+      }
+      if (static_cast<size_t>(end - p) < n) return false;
+      v = Value::of(Tag::Str, strings_.intern(std::string_view(reinterpret_cast<const char*>(p), n)));
+      p += n;
+      if (p < end && *p == MEMOIZE) {
+        memo_.push_back(v);
+        ++p;
+      }
+      return true;
+    }
+    case BININT1:
+      if (p >= end) return false;
+      v = Value::integer(*p++);
+      return true;
+    case BININT2:
+      if (end - p < 2) return false;
+      v = Value::integer(static_cast<int64_t>(loadLe(p, 2)));
+      p += 2;
+      return true;
+    case BININT:
+      if (end - p < 4) return false;
+      v = Value::integer(static_cast<int32_t>(static_cast<uint32_t>(loadLe(p, 4))));
+      p += 4;
+      return true;
+    case LONG1: {
+      if (p >= end) return false;
+      const size_t n = *p++;
+      if (n > 8 || static_cast<size_t>(end - p) < n) return false;
+      uint64_t x = n == 0 ? 0 : loadLe(p, n);
+      if (n > 0 && n < 8 && (p[n - 1] & 0x80)) x |= ~uint64_t{0} << (8 * n);
+      v = Value::integer(static_cast<int64_t>(x));
+      p += n;
+      return true;
+    }
+    case BINFLOAT: {
+      if (end - p < 8) return false;
+      uint64_t bits = 0;
+      for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];
+      v = Value{Tag::Float, 0, static_cast<int64_t>(bits)};
+      p += 8;
+      return true;
+    }
+    case NONE:
+      v = Value::none();
+      return true;
+    case NEWTRUE:
+      v = Value::boolean(true);
+      return true;
+    case NEWFALSE:
+      v = Value::boolean(false);
+      return true;
+    case BINGET:
+    case LONG_BINGET: {
+      uint64_t index;
+      if (op == BINGET) {
+        if (p >= end) return false;
+        index = *p++;
+      } else {
+        if (end - p < 4) return false;
+        index = loadLe(p, 4);
+        p += 4;
+      }
+      if (index >= memo_.size()) return false;
+      v = memo_[index];
+      // Unset: a slot of a container still being read. Below the top, a container that is not yet
+      // lowered would be lowered by adopting it, which only the committed top level may do.
+      return v.tag != Tag::Unset && (depth == 0 || !v.isContainer());
+    }
+    case EMPTY_LIST:
+      return readFlatContainer(c, Tag::List, depth, v);
+    case EMPTY_DICT:
+      return readFlatContainer(c, Tag::Dict, depth, v);
+    default:
+      return false;
+  }
 }
 
 Value PickleReader::run(uint64_t sizeHint) {
@@ -580,7 +685,12 @@ Value PickleReader::run(uint64_t sizeHint) {
         Value c = newContainer(op == TUPLE ? Tag::Tuple : op == LIST ? Tag::List : Tag::Dict);
         for (size_t i = m; i < stack_.size(); ++i) {
           Value child = adopt(stack_[i]);
-          containers_[c.ref].items.push_back(child);
+          Container& target = containers_[c.ref];
+          if (op == LIST) {
+            appendToList(target, child);
+          } else {
+            target.items.push_back(child);
+          }
         }
         stack_.resize(m);
         stack_.push_back(c);
@@ -590,7 +700,7 @@ Value PickleReader::run(uint64_t sizeHint) {
         Value item = pop("APPEND");
         Value list = top("APPEND");
         Value child = adopt(item);
-        mutableTarget(list, Tag::List, "APPEND").items.push_back(child);
+        appendToList(mutableTarget(list, Tag::List, "APPEND"), child);
         break;
       }
       case APPENDS: {
@@ -600,7 +710,7 @@ Value PickleReader::run(uint64_t sizeHint) {
         mutableTarget(list, Tag::List, "APPENDS");
         for (size_t i = m; i < stack_.size(); ++i) {
           Value child = adopt(stack_[i]);
-          containers_[list.ref].items.push_back(child);
+          appendToList(containers_[list.ref], child);
         }
         stack_.resize(m);
         break;

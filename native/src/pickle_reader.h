@@ -77,6 +77,16 @@ struct Container {
   uint32_t memoSlot = UINT32_MAX;  // The slot, when memoRefs == 1.
   Value loweredAs;               // Valid when lowered.
   std::vector<Value> items;      // Released (moved to a pool) once lowered.
+  // A list of consecutive records (a device's trace entries, a segment's blocks) is held as a run,
+  // records runTag with refs runBegin .. runBegin + runCount - 1, instead of one Value per item:
+  // a 15-million-entry trace would otherwise cost a 240 MB vector grown by copying. `items` is
+  // empty while a run is held; read a container through size() and at().
+  Tag runTag = Tag::Unset;
+  uint32_t runBegin = 0;
+  uint32_t runCount = 0;
+
+  size_t size() const { return runCount != 0 ? runCount : items.size(); }
+  Value at(size_t i) const { return runCount != 0 ? Value::of(runTag, runBegin + static_cast<uint32_t>(i)) : items[i]; }
 };
 
 class PickleReader;
@@ -110,8 +120,19 @@ class PickleReader {
 
  private:
   Value adopt(Value v);
+  // The flat-dict fast path (see tryFlatDict in the .cc).
+  struct FlatCursor {
+    const uint8_t* p;
+    const uint8_t* end;
+  };
+  static constexpr size_t kFlatDepth = 3;  // A trace entry, its list of frames, a frame.
   bool tryFlatDict();
+  size_t takeMemoSlot(FlatCursor& c);
+  bool readFlatItems(FlatCursor& c, uint8_t closer, size_t depth);
+  bool readFlatContainer(FlatCursor& c, Tag kind, size_t depth, Value& out);
+  bool readFlatValue(FlatCursor& c, size_t depth, Value& v);
   Value newContainer(Tag kind);
+  void appendToList(Container& list, const Value& child);
   Container& mutableTarget(const Value& v, Tag expected, const char* opcodeName);
   void releaseItems(Container& c);
   std::vector<Value> takeItemPool();
@@ -134,7 +155,10 @@ class PickleReader {
   std::vector<Value> stack_;
   std::vector<size_t> marks_;
   std::vector<Value> memo_;
-  Container flat_;         // Scratch dict for tryFlatDict.
+  Container flat_;                          // Scratch dict for tryFlatDict.
+  Container flatNested_[kFlatDepth];        // Scratch for nested containers, by depth.
+  std::vector<Value> flatItems_[kFlatDepth];  // Items read so far, by depth.
+  std::vector<uint32_t> flatEmptyLists_;      // Containers the fast path made for empty lists.
   uint64_t opOffset_ = 0;  // Offset of the opcode being executed.
 };
 

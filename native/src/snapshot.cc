@@ -80,7 +80,7 @@ class SnapshotBuilder final : public Lowering {
       if (keys.has(kKeyState) && keys.has(kKeySize)) return lowerBlock(reader, keys);
       return Value{};
     }
-    if (c.kind == Tag::List && !c.items.empty() && c.items[0].tag == kFrameTag) return lowerStack(reader, c);
+    if (c.kind == Tag::List && c.size() != 0 && c.at(0).tag == kFrameTag) return lowerStack(reader, c);
     return Value{};
   }
 
@@ -115,7 +115,7 @@ class SnapshotBuilder final : public Lowering {
     const Value* v = keys.get(kKeyFrames);
     if (v == nullptr || v->tag == Tag::None) return 0;
     if (v->tag == kStackTag) return v->ref;
-    if (v->tag == Tag::List && reader.container(*v).items.empty()) return 0;
+    if (v->tag == Tag::List && reader.container(*v).size() == 0) return 0;
     schemaError(std::string(what) + ": 'frames' is " + reader.describe(*v) + ", expected a list of frames (offset " +
                 std::to_string(reader.offset()) + ")");
   }
@@ -159,8 +159,10 @@ class SnapshotBuilder final : public Lowering {
   }
 
   Value lowerStack(PickleReader& reader, const Container& list) {
-    uint64_t key = list.items.size();
-    for (const Value& v : list.items) {
+    const size_t n = list.size();
+    uint64_t key = n;
+    for (size_t i = 0; i < n; ++i) {
+      const Value v = list.at(i);
       if (v.tag != kFrameTag) {
         schemaError("a list of frames holds " + reader.describe(v) + " (offset " + std::to_string(reader.offset()) + ")");
       }
@@ -168,9 +170,9 @@ class SnapshotBuilder final : public Lowering {
     }
     auto sameStack = [&](uint32_t s) {
       const uint32_t b = out_.stackOffsets[s], e = out_.stackOffsets[s + 1];
-      if (e - b != list.items.size()) return false;
+      if (e - b != n) return false;
       for (uint32_t i = b; i < e; ++i) {
-        if (out_.stackFrames[i] != list.items[i - b].ref) return false;
+        if (out_.stackFrames[i] != list.at(i - b).ref) return false;
       }
       return true;
     };
@@ -182,7 +184,7 @@ class SnapshotBuilder final : public Lowering {
       probe = mix(probe, 1);
       std::tie(it, inserted) = stackIndex_.try_emplace(probe, newId);
     }
-    for (const Value& v : list.items) out_.stackFrames.push_back(v.ref);
+    for (size_t i = 0; i < n; ++i) out_.stackFrames.push_back(list.at(i).ref);
     out_.stackOffsets.push_back(static_cast<uint32_t>(out_.stackFrames.size()));
     return Value::of(kStackTag, newId);
   }
@@ -217,9 +219,10 @@ class SnapshotBuilder final : public Lowering {
     if (blocks->tag != Tag::List) schemaError("a segment's 'blocks' is " + reader.describe(*blocks) + ", expected a list");
     const Container& list = reader.container(*blocks);
     s.firstBlock = static_cast<uint32_t>(out_.blocks.size());
-    s.blockCount = static_cast<uint32_t>(list.items.size());
+    s.blockCount = static_cast<uint32_t>(list.size());
     uint64_t address = s.address;
-    for (const Value& v : list.items) {
+    for (size_t i = 0; i < list.size(); ++i) {
+      const Value v = list.at(i);
       if (v.tag != kBlockTag) schemaError("a segment's blocks list holds " + reader.describe(v));
       Block b = pendingBlocks_[v.ref];
       // Snapshots from the Python path may leave out block addresses: blocks tile the segment in order.
@@ -258,24 +261,39 @@ void SnapshotBuilder::readSettings(PickleReader& reader, const Value& v) {
 }
 
 // Puts each device's events in one contiguous range, in trace order. Events are numbered as they
-// are decoded, so this is normally already true and costs one pass of checks.
+// are decoded, so this is normally already true and costs a check per device.
 void SnapshotBuilder::orderEvents(PickleReader& reader, const Container& traces) {
-  std::vector<uint32_t> order;
+  // First pass: the device ranges, and whether the entries are already in trace order (then no
+  // order vector is needed: the usual case, where each trace is held as one run of records).
   bool identity = true;
-  for (const Value& t : traces.items) {
+  uint32_t next = 0;
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const Value t = traces.at(i);
     if (t.tag != Tag::List) schemaError("'device_traces' holds " + reader.describe(t) + ", expected one list per device");
     const Container& list = reader.container(t);
     DeviceTrace d;
-    d.begin = static_cast<uint32_t>(order.size());
-    for (const Value& e : list.items) {
-      if (e.tag != kEventTag) schemaError("a device trace holds " + reader.describe(e) + ", expected trace entries");
-      if (e.ref != order.size()) identity = false;
-      order.push_back(e.ref);
+    d.begin = next;
+    if (list.runCount != 0 && list.runTag == kEventTag) {
+      identity = identity && list.runBegin == next;
+      next += list.runCount;
+    } else {
+      for (size_t j = 0; j < list.size(); ++j) {
+        const Value e = list.at(j);
+        if (e.tag != kEventTag) schemaError("a device trace holds " + reader.describe(e) + ", expected trace entries");
+        identity = identity && e.ref == next;
+        ++next;
+      }
     }
-    d.end = static_cast<uint32_t>(order.size());
+    d.end = next;
     out_.devices.push_back(d);
   }
-  if (identity && order.size() == out_.events.count()) return;
+  if (identity && next == out_.events.count()) return;
+  std::vector<uint32_t> order;
+  order.reserve(next);
+  for (size_t i = 0; i < traces.size(); ++i) {
+    const Container& list = reader.container(traces.at(i));
+    for (size_t j = 0; j < list.size(); ++j) order.push_back(list.at(j).ref);
+  }
   EventColumns& ev = out_.events;
   bool permutation = order.size() == ev.count();
   if (permutation) {
@@ -351,7 +369,9 @@ void SnapshotBuilder::finish(PickleReader& reader, const Value& rootValue) {
   const Value* segments = keys.get(kKeySegments);
   if (segments == nullptr) schemaError("the top-level dict has no 'segments': not a PyTorch memory snapshot");
   if (segments->tag != Tag::List) schemaError("'segments' is " + reader.describe(*segments) + ", expected a list");
-  for (const Value& s : reader.container(*segments).items) {
+  const Container& segmentList = reader.container(*segments);
+  for (size_t i = 0; i < segmentList.size(); ++i) {
+    const Value s = segmentList.at(i);
     if (s.tag != kSegmentTag) schemaError("'segments' holds " + reader.describe(s) + ", expected segments");
   }
   if (const Value* traces = keys.get(kKeyDeviceTraces); traces != nullptr) {

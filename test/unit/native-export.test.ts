@@ -60,6 +60,40 @@ describe('export for memory_viz', () => {
     for (const op of result.ops) expect(MEMORY_VIZ_OPCODES.has(op)).toBe(true);
   });
 
+  it('reads every shape of trace entry the way CPython does (new, shared, empty and one-frame stacks)', async () => {
+    if (!havePython) return;
+    // Trace entries whose frames lists are new inline lists (read by the decoder's fast path with
+    // their frames), memo references to earlier lists, empty lists and one-frame lists (pickled as
+    // `item APPEND`), with frame dicts shared between lists; the export must give them back as CPython reads them.
+    const dir = mkdtempSync(path.join(tmpdir(), 'headroom-'));
+    const source = path.join(dir, 'shapes.pickle');
+    const out = path.join(dir, 'export.pickle');
+    const write = [
+      'import pickle, sys',
+      'f = [{"filename": "train.py", "line": i, "name": "step%d" % i} for i in range(6)]',
+      'shared = [f[0], f[1]]',
+      'stacks = [[], shared, [f[2]], [f[3], f[0], f[4]], shared, [f[5]], [], [f[1], f[2]]]',
+      'trace = []',
+      'for i in range(40):',
+      '    s = stacks[i % len(stacks)]',
+      '    frames = s if s is shared else list(s)',
+      '    trace.append({"action": "alloc", "addr": 2**40 + 512 * i, "size": 512 * (i + 1), "stream": 0, "time_us": i, "frames": frames})',
+      'for i in range(40):',
+      '    trace.append({"action": "free_completed", "addr": 2**40 + 512 * i, "size": 512 * (i + 1), "stream": 0, "time_us": 40 + i, "frames": []})',
+      'with open(sys.argv[1], "wb") as out: pickle.dump({"segments": [], "device_traces": [trace]}, out, protocol=4)',
+    ].join('\n');
+    expect(spawnSync('python3', ['-c', write, source]).status).toBe(0);
+    expect((await native.exportSnapshot(source, out)).events).toBe(80);
+    const compare = [
+      'import json, pickle, sys',
+      'a = pickle.load(open(sys.argv[1], "rb"))["device_traces"][0]',
+      'b = pickle.load(open(sys.argv[2], "rb"))["device_traces"][0]',
+      'print(json.dumps(a == b))',
+    ].join('\n');
+    const run = spawnSync('python3', ['-c', compare, source, out], { encoding: 'utf8' });
+    expect(run.stdout.trim()).toBe('true');
+  });
+
   it('keeps only the last N entries when asked, and the final segments whole', async () => {
     const out = path.join(mkdtempSync(path.join(tmpdir(), 'headroom-')), 'last.pickle');
     const written = await native.exportSnapshot(fixture, out, { maxEvents: 1000 });
