@@ -392,3 +392,26 @@ describe('uncaught exceptions and NCCL failures', () => {
     expect(verdicts[0]!.fixes[0]!.id).toBe('find-root-rank');
   });
 });
+
+describe('CUDA library statuses and driver-API out-of-memory', () => {
+  it('reports cuDNN/cuBLAS statuses other than an allocation failure as not-oom, with fixes for the status', () => {
+    const internal = triageText('RuntimeError: CUDNN_STATUS_INTERNAL_ERROR', 'x').verdicts[0]!;
+    expect(internal).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: true });
+    expect(internal.fixes.map((f) => f.id)).toContain('library-versions');
+    const gemm = triageText('RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k)`', 'x').verdicts[0]!;
+    expect(gemm).toMatchObject({ kind: 'not-oom', summary: 'Not an OOM: cuBLAS failed with CUBLAS_STATUS_EXECUTION_FAILED' });
+    expect(triageText('RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input.', 'x').verdicts[0]!.fixes[0]!.id).toBe('contiguous-input');
+  });
+
+  it("keeps allocation failures, cuDNN 9's included, as out-of-memory", () => {
+    for (const status of ['CUBLAS_STATUS_ALLOC_FAILED', 'CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED']) {
+      expect(triageText(`RuntimeError: cuDNN error: ${status}`, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    }
+  });
+
+  it("reads the driver API's CUDA_ERROR_OUT_OF_MEMORY as a CUDA OOM, not as Slurm's OUT_OF_MEMORY state", () => {
+    const xla = 'E0312 cuda_driver.cc:1234] failed to alloc 2147483648 bytes on host: CUDA_ERROR_OUT_OF_MEMORY: out of memory';
+    expect(triageText(xla, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 2147483648 });
+    expect(triageText('JobState=OUT_OF_MEMORY Reason=OutOfMemory', 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
+  });
+});

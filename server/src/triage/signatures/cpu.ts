@@ -132,7 +132,8 @@ const launcherKill: Signature = {
   match(line) {
     const c = line.content;
     // torchrun: "exitcode: -9"; DeepSpeed's launcher: "exits with return code = -9"; shells and containers: 137.
-    if (!/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? 137|return code = -9\b|oom_kill event|OUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
+    // Slurm's job state OUT_OF_MEMORY, not the tail of CUDA_ERROR_OUT_OF_MEMORY.
+    if (!/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? 137|return code = -9\b|oom_kill event|\bOUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
     let rank: number | undefined;
     const local = /local_rank: (\d+)/.exec(c);
     if (local) rank = Number(local[1]);

@@ -16,7 +16,7 @@ import {
 import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
-import type { Platform } from '../../protocol';
+import type { Fix, Platform } from '../../protocol';
 import { joinNext, thrownByTerminate } from './lineContext';
 import type { Finding, Signature } from './types';
 
@@ -93,9 +93,11 @@ const mallocAsync: Signature = {
 const runtimeError: Signature = {
   id: 'cuda-runtime-oom',
   platform: 'cuda',
-  needles: ['CUDA error: out of memory', 'out of memory'],
+  needles: ['CUDA error: out of memory', 'out of memory', 'CUDA_ERROR_OUT_OF_MEMORY', 'cudaErrorMemoryAllocation'],
   match(line) {
-    if (!/CUDA error: out of memory|cuda runtime error ?\(2\) ?: ?out of memory/.test(line.content)) return undefined;
+    // The runtime API's words, the driver API's status (JAX/XLA, Triton, CuPy print it) and its enum name.
+    if (!/CUDA error: out of memory|cuda runtime error ?\(2\) ?: ?out of memory|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|Error \[CUDA\]: out of memory/.test(line.content)) return undefined;
+    const size = /\((\d+) bytes\)|alloc(?:ate)? (\d+) bytes/.exec(line.content);
     return {
       signature: 'cuda-runtime-oom',
       role: 'failure',
@@ -107,7 +109,7 @@ const runtimeError: Signature = {
         'A CUDA runtime call outside the caching allocator ran out of device memory: context creation, a library workspace, a kernel launch or a peer copy. ' +
         'The caching allocator did not print its numbers, so the cache may have been holding the memory that was missing.',
       ...(line.rank !== undefined && { rank: line.rank }),
-      numbers: {},
+      numbers: size ? { requestedBytes: Number(size[1] ?? size[2]) } : {},
       fixes: [shrinkPeak(), { id: 'empty-cache', title: 'Release the cache before the failing call: torch.cuda.empty_cache()', rationale: 'Memory cached by PyTorch is not available to CUDA libraries and the driver.', snippet: 'torch.cuda.empty_cache()' }],
     };
   },
@@ -117,9 +119,10 @@ const runtimeError: Signature = {
 const libraryAlloc: Signature = {
   id: 'cuda-library-alloc',
   platform: 'cuda',
-  needles: ['CUBLAS_STATUS_ALLOC_FAILED', 'CUDNN_STATUS_ALLOC_FAILED'],
+  // cuDNN 9 splits its allocation failures into _INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED and _HOST_ALLOCATION_FAILED.
+  needles: ['CUBLAS_STATUS_ALLOC_FAILED', 'CUDNN_STATUS_ALLOC_FAILED', 'CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED', 'CUDNN_STATUS_INTERNAL_ERROR_HOST_ALLOCATION_FAILED'],
   match(line) {
-    const lib = /(CUBLAS|CUDNN)_STATUS_ALLOC_FAILED/.exec(line.content);
+    const lib = /(CUBLAS|CUDNN)_STATUS_(?:ALLOC_FAILED|INTERNAL_ERROR_(?:DEVICE|HOST)_ALLOCATION_FAILED)/.exec(line.content);
     if (!lib) return undefined;
     const name = lib[1] === 'CUBLAS' ? 'cuBLAS' : 'cuDNN';
     return {
@@ -450,27 +453,61 @@ const deviceAssert: Signature = {
   },
 };
 
-const cudnnNotSupported: Signature = {
-  id: 'cudnn-not-supported',
-  platform: 'cuda',
-  needles: ['CUDNN_STATUS_NOT_SUPPORTED'],
-  match(line) {
+const smallerBatchCheck: Fix = { id: 'smaller-batch-check', title: 'Retry with a smaller batch to rule out a workspace/indexing limit', rationale: 'If a smaller batch works, the failure is size-related rather than a layout or setup problem.' };
+const libraryVersions: Fix = {
+  id: 'library-versions',
+  title: 'Check that the driver, the CUDA runtime and the cuDNN/cuBLAS that PyTorch loads belong together (python -m torch.utils.collect_env)',
+  rationale: 'Mismatched or foreign library builds on the library path fail at handle creation or in their kernels with generic statuses.',
+};
+
+/** What each non-allocation library status usually means, and the fixes that fit it. */
+function libraryStatusAdvice(status: string): { meaning: string; fixes: Fix[] } {
+  if (status.startsWith('NOT_SUPPORTED')) {
     return {
-      signature: 'cudnn-not-supported',
+      meaning: 'the library does not support this call: a non-contiguous input, an unsupported shape/dtype combination, or a batch too large for its 32-bit indexing',
+      fixes: [
+        { id: 'contiguous-input', title: 'Make the input contiguous before the op: x = x.contiguous()', rationale: 'The error text names non-contiguous input as the common cause.', snippet: 'x = x.contiguous()' },
+        smallerBatchCheck,
+      ],
+    };
+  }
+  if (/^(?:NOT_INITIALIZED|INTERNAL_ERROR|ARCH_MISMATCH|VERSION_MISMATCH|RUNTIME_PREREQUISITE_MISSING|LICENSE_ERROR)/.test(status)) {
+    return {
+      meaning:
+        'the library could not start or run on this setup: a driver, CUDA and cuDNN/cuBLAS build that do not match, a GPU the build does not support, ' +
+        'or, when it first creates its handle, a device that was already full',
+      fixes: [libraryVersions, smallerBatchCheck, debugAsync],
+    };
+  }
+  return { meaning: 'a kernel failed or got bad arguments (often an earlier asynchronous fault, or an out-of-range index or shape)', fixes: [debugAsync, libraryVersions] };
+}
+
+/**
+ * cuDNN/cuBLAS/cuSOLVER/cuSPARSE statuses other than an allocation failure (which libraryAlloc
+ * claims): CUDNN_STATUS_NOT_SUPPORTED, _INTERNAL_ERROR, _EXECUTION_FAILED, _BAD_PARAM,
+ * CUBLAS_STATUS_NOT_INITIALIZED, ... Not memory failures as reported, though a handle created on a
+ * full device can fail with a generic status, so the advice says how to rule that out.
+ */
+const libraryStatus: Signature = {
+  id: 'cuda-library-status',
+  platform: 'cuda',
+  needles: ['CUDNN_STATUS_', 'CUBLAS_STATUS_', 'CUSOLVER_STATUS_', 'CUSPARSE_STATUS_'],
+  match(line) {
+    const m = /\b(CUDNN|CUBLAS|CUSOLVER|CUSPARSE)_STATUS_([A-Z0-9_]+)/.exec(line.content);
+    if (!m || m[2] === 'SUCCESS') return undefined;
+    const library = { CUDNN: 'cuDNN', CUBLAS: 'cuBLAS', CUSOLVER: 'cuSOLVER', CUSPARSE: 'cuSPARSE' }[m[1] as 'CUDNN' | 'CUBLAS' | 'CUSOLVER' | 'CUSPARSE'];
+    const advice = libraryStatusAdvice(m[2]!);
+    return {
+      signature: 'cuda-library-status',
       role: 'failure',
       kind: 'not-oom',
       platform: 'cuda',
-      catchable: true,
-      summary: 'Not an OOM (usually): cuDNN does not support this configuration',
-      explanation:
-        'cuDNN rejected the call: a non-contiguous input, an unsupported shape/dtype combination, or a batch too large for its 32-bit indexing. ' +
-        'It can also be an out-of-memory condition in disguise when cuDNN cannot get its workspace.',
+      catchable: !thrownByTerminate(line),
+      summary: `Not an OOM: ${library} failed with ${m[0]}`,
+      explanation: `${library} returned ${m[0]}: ${advice.meaning}. Its out-of-memory status is ${m[1]}_STATUS_ALLOC_FAILED, which this is not.`,
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers: {},
-      fixes: [
-        { id: 'contiguous-input', title: 'Make the input contiguous before the op: x = x.contiguous()', rationale: 'The error text names non-contiguous input as the common cause.', snippet: 'x = x.contiguous()' },
-        { id: 'smaller-batch-check', title: 'Retry with a smaller batch to rule out a workspace/indexing limit', rationale: 'If a smaller batch works, the failure is size-related rather than a layout problem.' },
-      ],
+      fixes: advice.fixes,
     };
   },
 };
@@ -519,6 +556,6 @@ export const signatures: readonly Signature[] = [
   terminateOom,
   illegalAccess,
   deviceAssert,
-  cudnnNotSupported,
+  libraryStatus,
   otherRuntimeError,
 ];
