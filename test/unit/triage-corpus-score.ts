@@ -75,13 +75,24 @@ export async function scoreCorpus(entries: readonly CorpusEntry[]): Promise<Corp
     }
     if (entry.userFrame) {
       const frame = v?.userFrames[0];
-      const ok = frame?.file === entry.userFrame.file && frame.line === entry.userFrame.line;
+      const ok = frame !== undefined && sameFile(frame.file, entry.userFrame.file) && frame.line === entry.userFrame.line;
       count(score.exact, ok);
       if (!ok) wrong.push(`userFrame ${frame ? `${frame.file}:${frame.line}` : 'none'}`);
     }
     if (wrong.length > 0) score.misses.push(`${entry.file}: ${wrong.join('; ')}`);
   }
   return score;
+}
+
+/**
+ * A labelled frame file is the printed path or its trailing components, with either separator:
+ * "main.py" labels `D:\\Project\\main.py` and `/mnt/x/main.py` (the editor maps frames to workspace
+ * files by the same suffix rule, see workspaceFrames.ts).
+ */
+function sameFile(printed: string, labelled: string): boolean {
+  const path = printed.replace(/\\/g, '/');
+  const label = labelled.replace(/\\/g, '/');
+  return path === label || path.endsWith(`/${label}`);
 }
 
 export const ratio = (t: Tally): number => (t.total === 0 ? 1 : t.right / t.total);
