@@ -415,3 +415,23 @@ describe('CUDA library statuses and driver-API out-of-memory', () => {
     expect(triageText('JobState=OUT_OF_MEMORY Reason=OutOfMemory', 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
   });
 });
+
+describe('host kills reported by a parent or after a progress bar', () => {
+  it('reads a DataLoader worker, a spawned process and a gdb inferior killed by SIGKILL as host OOM', () => {
+    const worker = [...TRACEBACK, 'RuntimeError: DataLoader worker (pid 19597) is killed by signal: Killed.'].join('\n');
+    const v = triageText(worker, 'x').verdicts[0]!;
+    expect(v).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false, userFrames: [{ file: '/home/me/proj/train.py', line: 61 }, { file: '/home/me/proj/train.py', line: 88 }] });
+    expect(v.fixes[0]!.id).toBe('dataloader-workers');
+    expect(triageText('torch.multiprocessing.spawn.ProcessExitedException: process 3 terminated with signal SIGKILL', 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', rank: 3 });
+    expect(triageText('Program terminated with signal SIGKILL, Killed.', 'x').verdicts[0]!.kind).toBe('host-oom');
+    expect(triageText('RuntimeError: DataLoader worker (pid 19597) is killed by signal: Segmentation fault.', 'x').verdicts).toEqual([]);
+  });
+
+  it('finds the shell\'s "Killed" after a tqdm bar, with or without the carriage returns of its redraws', () => {
+    const bar = ' 31%|███       | 331/1063 [01:06<03:59,  3.06it/s]';
+    for (const line of [`${bar}Killed`, `${bar}\r${bar}\rKilled`, ' 331it [01:06, 3.06it/s]Killed']) {
+      expect(triageText(`Training with a single process on 1 GPUs.\n${line}\n`, 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', evidence: [{ line: 2 }] });
+    }
+    expect(triageText('epoch 3: SkippedKilled', 'x').verdicts).toEqual([]);
+  });
+});

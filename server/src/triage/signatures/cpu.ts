@@ -112,16 +112,64 @@ const kernelOomKill: Signature = {
   },
 };
 
-/** The shell's report of a SIGKILL: a line that is only "Killed" (or its translations). */
+/**
+ * The end of a progress bar as tqdm draws it: "| 331/1063 [01:06<03:59,  3.06it/s]" or, without a
+ * total, "331it [01:06, 3.06it/s]". The bar ends without a line break, so the shell's "Killed"
+ * lands right after it on the same line.
+ */
+const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]$/;
+
+/**
+ * The shell's report of a SIGKILL: a line that is only "Killed" (or its translations), also when
+ * it is the last segment of a line a progress bar redrew with carriage returns, or follows the
+ * bar's last frame directly.
+ */
 const shellKilled: Signature = {
   id: 'shell-killed',
   platform: 'cpu',
   needles: ['Killed', '已杀死', 'Getötet'],
   match(line) {
-    const c = line.content.trim();
-    if (!/^(?:Killed|已杀死|Getötet)(?:\s+python.*)?$/.test(c) && !/\d+ Killed\s+\S/.test(c)) return undefined;
+    const segments = line.content.split('\r');
+    const c = segments[segments.length - 1]!.trim();
+    const afterProgressBar = /^(.*?)(?:Killed|已杀死|Getötet)$/.exec(c);
+    if (
+      !/^(?:Killed|已杀死|Getötet)(?:\s+python.*)?$/.test(c) &&
+      !/\d+ Killed\s+\S/.test(c) &&
+      !(afterProgressBar && PROGRESS_BAR_END.test(afterProgressBar[1]!))
+    ) {
+      return undefined;
+    }
     return hostKill(line, 'Process killed (SIGKILL), most likely by the host OOM killer', {}, undefined);
   },
+};
+
+/**
+ * A parent process reporting a child that died of SIGKILL: PyTorch's DataLoader ("DataLoader worker
+ * (pid N) is killed by signal: Killed."), torch.multiprocessing.spawn ("process N terminated with
+ * signal SIGKILL", N being the spawn index, which is the rank in the usual mp.spawn(fn, nprocs=world_size)),
+ * and gdb ("Program terminated with signal SIGKILL").
+ */
+const childKilled: Signature = {
+  id: 'child-sigkill',
+  platform: 'cpu',
+  needles: ['is killed by signal: Killed', 'terminated with signal SIGKILL'],
+  match(line) {
+    const worker = /DataLoader worker \(pid\(?s?\)? ([\d, ]+)\) is killed by signal: Killed/.exec(line.content);
+    const spawned = /(?:process (\d+)|Program) terminated with signal SIGKILL/.exec(line.content);
+    if (!worker && !spawned) return undefined;
+    const summary = worker
+      ? `DataLoader worker (pid ${worker[1]}) killed with SIGKILL, most likely by the host OOM killer`
+      : `${spawned![1] !== undefined ? `Process ${spawned![1]}` : 'The program'} killed with SIGKILL, most likely by the host OOM killer`;
+    const finding = hostKill(line, summary, {}, spawned?.[1] !== undefined ? Number(spawned[1]) : undefined);
+    if (worker) finding.fixes = [dataLoaderWorkers, ...finding.fixes];
+    return finding;
+  },
+};
+
+const dataLoaderWorkers = {
+  id: 'dataloader-workers',
+  title: 'Give the DataLoader workers less to copy: fewer workers (num_workers), a smaller prefetch_factor, datasets that read samples lazily instead of holding them in lists',
+  rationale: 'Each worker is a separate process; Python objects in the dataset are copied into it page by page as reference counts touch them, so host memory grows with every worker.',
 };
 
 /** A launcher (torchrun, DeepSpeed, a container runtime) reporting a worker ended by SIGKILL: -9 or 137. */
@@ -145,4 +193,4 @@ const launcherKill: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, tensorflowCpu, kernelOomKill, shellKilled, launcherKill];
+export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, tensorflowCpu, kernelOomKill, shellKilled, childKilled, launcherKill];
