@@ -435,3 +435,13 @@ describe('host kills reported by a parent or after a progress bar', () => {
     expect(triageText('epoch 3: SkippedKilled', 'x').verdicts).toEqual([]);
   });
 });
+
+describe('XLA HBM messages', () => {
+  it('reads the requested and free sizes of the TPU allocator, and a fatal check as an abort', () => {
+    const raised = 'RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 129.50M. That was not possible. There are 78.17M free.; (0x0x0_HBM0)';
+    expect(triageText(raised, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', catchable: true, requestedBytes: Math.round(129.5 * 1024 ** 2), freeBytes: Math.round(78.17 * 1024 ** 2) });
+    const fatal =
+      "2023-04-08 11:22:09.148143: F tensorflow/tsl/platform/statusor.cc:33] Attempting to fetch value instead of handling error RESOURCE_EXHAUSTED: Error loading program: Attempting to reserve 7.04G at the bottom of memory. That was not possible. There are 6.90G free, 0B reserved, and 6.90G reservable.";
+    expect(triageText(fatal, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', catchable: false, requestedBytes: Math.round(7.04 * GiB), freeBytes: Math.round(6.9 * GiB) });
+  });
+});

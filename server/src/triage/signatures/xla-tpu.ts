@@ -10,6 +10,19 @@ import { SIZE, toBytes } from '../sizes';
 import type { Finding, Signature } from './types';
 
 const RUNTIME = /Out of memory (?:while trying to allocate|allocating) (\d+) bytes/;
+/**
+ * The TPU runtime's HBM allocator, at run time ("Error allocating device buffer: Attempting to
+ * allocate 129.50M. That was not possible. There are 78.17M free.; (0x0x0_HBM0)") and when it
+ * loads a program ("Attempting to reserve 7.04G at the bottom of memory. That was not possible.
+ * There are 6.90G free, 0B reserved, and 6.90G reservable.").
+ */
+const HBM_ATTEMPT = new RegExp(String.raw`Attempting to (allocate|reserve) ${SIZE}(?: at the bottom of memory)?\. That was not possible\. There are ${SIZE} free`);
+/**
+ * The error was fatal rather than raised: a glog FATAL line ("2023-04-08 11:22:09.148143: F
+ * tensorflow/tsl/platform/statusor.cc:33]", "F0408 11:22:09.148143 ...") or StatusOr::value() on an
+ * error ("Attempting to fetch value instead of handling error"), which aborts the process.
+ */
+const FATAL = /^(?:\S+ \S+: F |F\d{4} )|Attempting to fetch value instead of handling error/;
 const REQUEST = /Failed to allocate request for [^(]*\((\d+)B\)(?: on device ordinal (\d+))?/;
 const COMPILE = new RegExp(String.raw`Ran out of memory in memory space (\w+)\. Used ${SIZE} of ${SIZE}`);
 
@@ -45,6 +58,8 @@ const resourceExhausted: Signature = {
     const compile = COMPILE.exec(c);
     const runtime = RUNTIME.exec(c);
     const request = REQUEST.exec(c);
+    const hbm = HBM_ATTEMPT.exec(c);
+    const fatal = FATAL.test(c);
     if (compile) {
       const used = toBytes(compile[2]!, compile[3]!);
       const capacity = toBytes(compile[4]!, compile[5]!);
@@ -57,6 +72,16 @@ const resourceExhausted: Signature = {
           ? 'VMEM is the TPU core\'s on-chip scratch memory: one fused op (often a large matmul or attention tile) is too big, not the model as a whole.'
           : 'Parameters, optimizer state and live activations of the step together do not fit.');
       if (compile[1] === 'vmem') fixes.splice(0, 2, { id: 'xla-smaller-tiles', title: 'Shrink the fused op: smaller block sizes in custom kernels, or split the op (e.g. chunked attention)', rationale: 'VMEM holds the tiles of one kernel, so only the op\'s own size matters.' });
+    } else if (hbm) {
+      const requested = toBytes(hbm[2]!, hbm[3]!);
+      const free = toBytes(hbm[4]!, hbm[5]!);
+      if (requested !== undefined) numbers.requestedBytes = requested;
+      if (free !== undefined) numbers.freeBytes = free;
+      const loading = hbm[1] === 'reserve';
+      summary = `XLA out of device memory${loading ? ' loading the program' : ''}: ${formatBytes(requested ?? 0)} requested, ${formatBytes(free ?? 0)} free`;
+      explanation = loading
+        ? 'The runtime could not reserve room for the compiled program (its code and temporaries) at the bottom of HBM: the buffers already live on the device leave too little.'
+        : 'The runtime could not allocate a device buffer: the live arrays already on the device leave too little HBM.';
     } else if (runtime || request) {
       const bytes = Number((runtime ?? request)![1]);
       numbers.requestedBytes = bytes;
@@ -71,12 +96,16 @@ const resourceExhausted: Signature = {
       summary = 'XLA out of memory (RESOURCE_EXHAUSTED)';
       explanation = 'An XLA runtime reported RESOURCE_EXHAUSTED for memory.';
     }
+    if (fatal) {
+      summary = `Process aborted: ${summary}`;
+      explanation += ' The runtime treated the error as fatal (a failed check) and aborted the process, so no exception reached the program.';
+    }
     return {
       signature: 'xla-resource-exhausted',
       role: 'failure',
-      kind: 'catchable-oom',
+      kind: fatal ? 'runtime-abort' : 'catchable-oom',
       platform: 'xla-tpu',
-      catchable: true,
+      catchable: !fatal,
       summary,
       explanation,
       ...(device !== undefined && { device }),
