@@ -445,3 +445,20 @@ describe('XLA HBM messages', () => {
     expect(triageText(fatal, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', catchable: false, requestedBytes: Math.round(7.04 * GiB), freeBytes: Math.round(6.9 * GiB) });
   });
 });
+
+describe('TensorFlow OOMs on every device', () => {
+  it('names the platform from the device in the message, in the node line below it, or GPU when neither says', () => {
+    const itex = [
+      '2023-05-13 17:10:55.926325: E itex/core/devices/bfc_allocator.cc:98] Allocator ran out of memory trying to allocate 117964800 Bytes (rounded to 117964800 Bytes)',
+      'ResourceExhaustedError: {{function_node __wrapped__AddV2_device_/job:localhost/replica:0/task:0/device:XPU:0}} OOM when allocating tensor with shape[3,3,2560,1280] and type float on /job:localhost/replica:0/task:0/device:XPU:0 by allocator Simple allocator [Op:AddV2]',
+    ].join('\n');
+    expect(triageText(itex, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'xpu', device: 0, requestedBytes: 117964800 });
+    const tf1 = [
+      'ResourceExhaustedError (see above for traceback): OOM when allocating tensor with shape[256,112,112,64]',
+      '     [[Node: conv/BatchNorm/moments/SquaredDifference = SquaredDifference[T=DT_FLOAT, _device="/job:localhost/replica:0/task:0/gpu:1"](conv/Conv2D, conv/BatchNorm/Add)]]',
+    ].join('\n');
+    expect(triageText(tf1, 'x').verdicts[0]).toMatchObject({ platform: 'cuda', device: 1 });
+    expect(triageText('tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor of shape [4096] and type float', 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    expect(triageText('ResourceExhaustedError: OOM when allocating tensor with shape[1,2] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu', 'x').verdicts[0]).toMatchObject({ platform: 'cpu', device: 0 });
+  });
+});

@@ -6,6 +6,7 @@
  */
 import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
+import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
 
 const cpuAllocator: Signature = {
@@ -54,23 +55,13 @@ const pythonMemoryError: Signature = {
 };
 
 const tensorflowCpu: Signature = {
-  id: 'tensorflow-bfc-cpu',
+  id: 'tensorflow-oom-cpu',
   platform: 'cpu',
   needles: ['OOM when allocating tensor'],
   match(line) {
-    if (!/OOM when allocating tensor.*device:CPU:\d+/.test(line.content)) return undefined;
-    return {
-      signature: 'tensorflow-bfc-cpu',
-      role: 'failure',
-      kind: 'catchable-oom',
-      platform: 'cpu',
-      catchable: true,
-      summary: 'TensorFlow out of host memory allocating a tensor',
-      explanation: 'TensorFlow could not allocate a tensor in host memory; ResourceExhaustedError can be caught.',
-      ...(line.rank !== undefined && { rank: line.rank }),
-      numbers: {},
-      fixes: [shrinkPeak(), hostMemory],
-    };
+    const msg = parseTensorflowOom(line);
+    if (msg?.deviceType !== 'CPU') return undefined;
+    return tensorflowFinding(msg, 'cpu', 'CPU', line, [hostMemory]);
   },
 };
 

@@ -18,6 +18,7 @@ import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform } from '../../protocol';
 import { joinNext, thrownByTerminate } from './lineContext';
+import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, Signature } from './types';
 
 const CUDA: AllocatorPlatform = {
@@ -146,46 +147,22 @@ const libraryAlloc: Signature = {
   },
 };
 
-const BFC_LIMIT = /^\s*Limit:\s+(\d+)\s*$/;
-const BFC_IN_USE = /^\s*InUse:\s+(\d+)\s*$/;
+const tfMemoryGrowth: Fix = {
+  id: 'tf-memory-growth',
+  title: 'Let TensorFlow grow its region instead of reserving it: tf.config.experimental.set_memory_growth(gpu, True)',
+  rationale: 'Other processes and libraries on the GPU then keep their share.',
+  snippet: "for gpu in tf.config.list_physical_devices('GPU'):\n    tf.config.experimental.set_memory_growth(gpu, True)",
+};
 
-/** TensorFlow's BFC allocator on a GPU: "OOM when allocating tensor with shape[...] ... device:GPU:0". */
-const tensorflowBfc: Signature = {
-  id: 'tensorflow-bfc-gpu',
+/** TensorFlow's OOM on a GPU, or with no device named at all (TensorFlow's OOMs are GPU OOMs unless it says otherwise). */
+const tensorflowGpu: Signature = {
+  id: 'tensorflow-oom-cuda',
   platform: 'cuda',
   needles: ['OOM when allocating tensor'],
   match(line) {
-    const m = /OOM when allocating tensor (?:with shape|of shape)\s*\[?([^\]]*)\]?.*?device:GPU:(\d+)/.exec(line.content);
-    if (!m) return undefined;
-    const numbers: Finding['numbers'] = {};
-    // The allocator prints its stats a few lines before the op error.
-    for (let k = 1; k <= 12; k++) {
-      const prev = line.previous(k);
-      if (prev === undefined) break;
-      const limit = BFC_LIMIT.exec(prev);
-      if (limit) numbers.allowedBytes = Number(limit[1]);
-      const inUse = BFC_IN_USE.exec(prev);
-      if (inUse) numbers.allocatedBytes = Number(inUse[1]);
-    }
-    return {
-      signature: 'tensorflow-bfc-gpu',
-      role: 'failure',
-      kind: 'catchable-oom',
-      platform: 'cuda',
-      catchable: true,
-      summary: `TensorFlow out of memory on GPU ${m[2]} allocating a tensor of shape [${m[1]}]`,
-      explanation:
-        'TensorFlow\'s BFC allocator could not place the tensor in its GPU region' +
-        (numbers.allowedBytes !== undefined ? ` (limit ${formatBytes(numbers.allowedBytes)}, in use ${formatBytes(numbers.allocatedBytes ?? 0)})` : '') +
-        '. ResourceExhaustedError can be caught; the batch or the model is too large for the device.',
-      device: Number(m[2]),
-      ...(line.rank !== undefined && { rank: line.rank }),
-      numbers,
-      fixes: [
-        shrinkPeak(`the tensor of shape [${m[1]}]`),
-        { id: 'tf-memory-growth', title: 'Let TensorFlow grow its region instead of reserving it: tf.config.experimental.set_memory_growth(gpu, True)', rationale: 'Other processes and libraries on the GPU then keep their share.', snippet: "for gpu in tf.config.list_physical_devices('GPU'):\n    tf.config.experimental.set_memory_growth(gpu, True)" },
-      ],
-    };
+    const msg = parseTensorflowOom(line);
+    if (!msg || (msg.deviceType !== undefined && msg.deviceType !== 'GPU')) return undefined;
+    return tensorflowFinding(msg, 'cuda', 'GPU', line, [tfMemoryGrowth]);
   },
 };
 
@@ -547,7 +524,7 @@ export const signatures: readonly Signature[] = [
   cachingAllocator,
   runtimeError,
   libraryAlloc,
-  tensorflowBfc,
+  tensorflowGpu,
   ncclOom,
   watchdogTimeout,
   watchdogStuck,

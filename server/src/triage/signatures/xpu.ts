@@ -7,6 +7,7 @@
 import { formatBytes } from '../../format';
 import type { Fix } from '../../protocol';
 import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
+import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Signature } from './types';
 
 const XPU: AllocatorPlatform = {
@@ -46,4 +47,16 @@ const cachingAllocator: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator];
+/** TensorFlow on an Intel GPU through intel-extension-for-tensorflow, which names the device XPU. */
+const tensorflowXpu: Signature = {
+  id: 'tensorflow-oom-xpu',
+  platform: 'xpu',
+  needles: ['OOM when allocating tensor'],
+  match(line) {
+    const msg = parseTensorflowOom(line);
+    if (msg?.deviceType !== 'XPU') return undefined;
+    return tensorflowFinding(msg, 'xpu', 'XPU', line, []);
+  },
+};
+
+export const signatures: readonly Signature[] = [cachingAllocator, tensorflowXpu];

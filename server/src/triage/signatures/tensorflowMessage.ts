@@ -1,0 +1,87 @@
+/**
+ * TensorFlow's out-of-memory error, whatever device it ran on: "OOM when allocating tensor with
+ * shape[8,64,224,224] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator
+ * GPU_0_bfc". Versions before 1.4 stop after the shape and name the device only in the op's node
+ * line below it (`_device="/job:localhost/replica:0/task:0/gpu:0"`); Intel's extension (ITEX)
+ * names `device:XPU:0`. The allocator prints what it was asked for and its stats just before.
+ *
+ * This module reads the message into numbers; each platform's signature file claims its devices.
+ */
+import { formatBytes } from '../../format';
+import type { Fix, Platform } from '../../protocol';
+import { shrinkPeak } from '../fixes';
+import { toBytes } from '../sizes';
+import type { Finding, LineView, Numbers } from './types';
+
+export interface TensorflowOom {
+  shape: string;
+  /** The device type the message or its node line names (GPU, CPU, XPU, ...); undefined when neither does. */
+  deviceType?: string;
+  device?: number;
+  numbers: Numbers;
+}
+
+const OOM = /OOM when allocating tensor (?:with shape|of shape)\s*\[?([^\]]*)\]?/;
+const DEVICE = /device:([A-Z]+):(\d+)/;
+/** The pre-1.4 device spelling, "/job:localhost/replica:0/task:0/gpu:0". */
+const OLD_DEVICE = /\/(gpu|cpu):(\d+)/;
+/** The op that failed, printed under the message: "[[Node: ... _device=...]]" or "[[{{node ...}}]]". */
+const NODE_LINE = /^\s*\[\[/;
+const BFC_LIMIT = /^\s*Limit:\s+(\d+)\s*$/;
+const BFC_IN_USE = /^\s*InUse:\s+(\d+)\s*$/;
+/** "Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.2KiB (rounded to 1280)", ITEX's "... 117964800 Bytes". */
+const REQUESTED = /ran out of memory trying to allocate ([\d.]+)\s?(Bytes|B|KiB|MiB|GiB|TiB)\b/;
+/** Lines before the message searched for the allocator's report. */
+const LOOKBACK_LINES = 12;
+
+function deviceIn(text: string): { deviceType: string; device: number } | undefined {
+  const m = DEVICE.exec(text) ?? OLD_DEVICE.exec(text);
+  return m ? { deviceType: m[1]!.toUpperCase(), device: Number(m[2]) } : undefined;
+}
+
+/** Reads TensorFlow's OOM message on this line; undefined when the line is not one. */
+export function parseTensorflowOom(line: LineView): TensorflowOom | undefined {
+  const m = OOM.exec(line.content);
+  if (!m) return undefined;
+  let where = deviceIn(line.content.slice(m.index));
+  for (let k = 1; k <= 3 && !where; k++) {
+    const next = line.next(k);
+    if (next === undefined || !NODE_LINE.test(next)) break;
+    where = deviceIn(next);
+  }
+  where ??= deviceIn(line.content);
+  const numbers: Numbers = {};
+  for (let k = 1; k <= LOOKBACK_LINES; k++) {
+    const prev = line.previous(k);
+    if (prev === undefined) break;
+    const limit = BFC_LIMIT.exec(prev);
+    if (limit) numbers.allowedBytes ??= Number(limit[1]);
+    const inUse = BFC_IN_USE.exec(prev);
+    if (inUse) numbers.allocatedBytes ??= Number(inUse[1]);
+    const requested = REQUESTED.exec(prev);
+    if (requested) numbers.requestedBytes ??= toBytes(requested[1]!, requested[2]!);
+  }
+  return { shape: m[1]!, ...where, numbers };
+}
+
+/** The verdict-ready finding for a TensorFlow OOM on a platform; `extraFixes` follow the generic one. */
+export function tensorflowFinding(msg: TensorflowOom, platform: Platform, deviceLabel: string, line: LineView, extraFixes: readonly Fix[]): Finding {
+  const n = msg.numbers;
+  const where = msg.device !== undefined ? ` on ${deviceLabel} ${msg.device}` : '';
+  return {
+    signature: `tensorflow-oom-${platform}`,
+    role: 'failure',
+    kind: 'catchable-oom',
+    platform,
+    catchable: true,
+    summary: `TensorFlow out of memory${where} allocating a tensor of shape [${msg.shape}]` + (n.requestedBytes !== undefined ? ` (${formatBytes(n.requestedBytes)})` : ''),
+    explanation:
+      `TensorFlow's allocator could not place the tensor in its ${deviceLabel} memory` +
+      (n.allowedBytes !== undefined ? ` (limit ${formatBytes(n.allowedBytes)}, in use ${formatBytes(n.allocatedBytes ?? 0)})` : '') +
+      '. ResourceExhaustedError can be caught; the batch or the model is too large for the device.',
+    ...(msg.device !== undefined && { device: msg.device }),
+    ...(line.rank !== undefined && { rank: line.rank }),
+    numbers: n,
+    fixes: [shrinkPeak(`the tensor of shape [${msg.shape}]`), ...extraFixes],
+  };
+}
