@@ -462,3 +462,24 @@ describe('TensorFlow OOMs on every device', () => {
     expect(triageText('ResourceExhaustedError: OOM when allocating tensor with shape[1,2] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu', 'x').verdicts[0]).toMatchObject({ platform: 'cpu', device: 0 });
   });
 });
+
+describe('XPU and Gaudi look-alikes', () => {
+  it('reports mem_get_info on a driver without free-memory reporting as not-oom on XPU', () => {
+    const line = "RuntimeError: The device (Intel(R) Arc(TM) Graphics) doesn't support querying the available free memory. You can file an issue at https://github.com/pytorch/pytorch/issues to help us prioritize its implementation.";
+    const v = triageText([...TRACEBACK, line].join('\n'), 'x').verdicts[0]!;
+    expect(v).toMatchObject({ kind: 'not-oom', platform: 'xpu', catchable: true, userFrames: [{ line: 61 }, { line: 88 }] });
+    expect(v.fixes[0]!.id).toBe('xpu-sysman');
+  });
+
+  it("reports the Gaudi bridge's other fatal errors as not-oom, not catchable when they reached terminate", () => {
+    const capture = [
+      "terminate called after throwing an instance of 'c10::Error'",
+      '  what():  [Rank:0] FATAL ERROR :: MODULE:PT_DEVICE GRAPH:: Capture must end on the same stream it began on.',
+    ].join('\n');
+    expect(triageText(capture, 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'gaudi', catchable: false, rank: 0 });
+    const lowering = 'RuntimeError: [Rank:3] FATAL ERROR :: MODULE:PT_BRIDGE Exception in Lowering thread...';
+    expect(triageText(lowering, 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'gaudi', catchable: true, rank: 3 });
+    const devmem = 'RuntimeError: [Rank:7] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::469762048 (448)MB';
+    expect(triageText(devmem, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'gaudi', requestedBytes: 469762048 });
+  });
+});

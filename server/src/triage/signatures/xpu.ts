@@ -2,7 +2,8 @@
  * Intel XPU (torch.xpu and the older intel-extension-for-pytorch): the caching-allocator message
  * ("XPU out of memory. Tried to allocate ... GPU 0 has a total capacity of ...", sometimes without
  * "of which ... is free") and the Level Zero single-allocation limit ("Current platform can NOT
- * allocate memory block with size larger than 4GB!").
+ * allocate memory block with size larger than 4GB!"); TensorFlow on XPU (ITEX); and mem_get_info
+ * failing on drivers that do not report free memory (not an OOM).
  */
 import { formatBytes } from '../../format';
 import type { Fix } from '../../protocol';
@@ -47,6 +48,37 @@ const cachingAllocator: Signature = {
   },
 };
 
+/**
+ * torch.xpu.mem_get_info() on a driver that does not report free memory (c10/xpu: "The device
+ * (Intel(R) Arc(TM) Graphics) doesn't support querying the available free memory."). Libraries that
+ * size their caches from free memory (ComfyUI, transformers' allocator warm-up) fail on it.
+ */
+const memGetInfoUnsupported: Signature = {
+  id: 'xpu-mem-get-info-unsupported',
+  platform: 'xpu',
+  needles: ["doesn't support querying the available free memory"],
+  match(line) {
+    const device = /The device \((.*?)\) doesn't support/.exec(line.content)?.[1];
+    return {
+      signature: 'xpu-mem-get-info-unsupported',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'xpu',
+      catchable: true,
+      summary: `Not an OOM: ${device ?? 'the XPU'} cannot report its free memory (torch.xpu.mem_get_info)`,
+      explanation:
+        'The Level Zero driver only reports free device memory when its system-management interface is enabled; without it PyTorch raises instead of guessing. ' +
+        'Nothing ran out of memory.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [
+        { id: 'xpu-sysman', title: 'Enable the driver\'s memory reporting: ZES_ENABLE_SYSMAN=1 before starting Python', rationale: 'Level Zero answers free-memory queries only with Sysman enabled.', snippet: 'export ZES_ENABLE_SYSMAN=1' },
+        { id: 'xpu-mem-get-info-fallback', title: 'Or catch the RuntimeError and estimate free memory from the device total minus torch.xpu.memory_reserved()', rationale: 'The total is always known; only the driver\'s free figure is missing.', snippet: 'total = torch.xpu.get_device_properties(device).total_memory\nfree = total - torch.xpu.memory_reserved(device)' },
+      ],
+    };
+  },
+};
+
 /** TensorFlow on an Intel GPU through intel-extension-for-tensorflow, which names the device XPU. */
 const tensorflowXpu: Signature = {
   id: 'tensorflow-oom-xpu',
@@ -59,4 +91,4 @@ const tensorflowXpu: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, tensorflowXpu];
+export const signatures: readonly Signature[] = [cachingAllocator, memGetInfoUnsupported, tensorflowXpu];
