@@ -483,3 +483,27 @@ describe('XPU and Gaudi look-alikes', () => {
     expect(triageText(devmem, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'gaudi', requestedBytes: 469762048 });
   });
 });
+
+describe('Metal assertions and Ascend stream timeouts', () => {
+  it("reads Metal's failed assertions: a buffer it cannot allocate is an abort for memory, an MPS array limit is not an OOM", () => {
+    const ndarray =
+      "/AppleInternal/Library/BuildRoots/b11b/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShaders/MPSCore/Types/MPSNDArray.mm:850: failed assertion `[MPSNDArray initWithDevice:descriptor:isTextureBacked:] Error: total bytes of NDArray > 2**32'";
+    const limit = triageText(`${ndarray}\n[1]    13512 abort      python train.py\n`, 'x').verdicts[0]!;
+    expect(limit).toMatchObject({ kind: 'not-oom', platform: 'mps', catchable: false });
+    expect(limit.summary).toContain('total bytes of NDArray > 2**32');
+    const buffer = "/AppleInternal/Library/BuildRoots/x/MPSCore/Utility/MPSCommandBufferImageCache.mm:1420: failed assertion `Failed to allocate private MTLBuffer for size 9964830976'";
+    expect(triageText(buffer, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', platform: 'mps', catchable: false, requestedBytes: 9964830976 });
+    expect(triageText("test.c:12: main: Assertion `x > 0' failed.", 'x').verdicts).toEqual([]);
+  });
+
+  it("reads Ascend's stream synchronize timeout (507046) as a hang on the NPU, whichever line carries it", () => {
+    for (const line of [
+      'W NPUStream.cpp:409] Warning: NPU warning, error code is 507046[Error]: ',
+      'EE1002: 2024-09-03-16:50:00.041.231 Stream synchronize timeout. rtDeviceSynchronize execute failed, reason=[stream sync timeout]',
+      '[rank7]: RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:435 NPU function error: aclrtSynchronizeDevice, error code is 507046',
+    ]) {
+      expect(triageText(line, 'x').verdicts[0]).toMatchObject({ kind: 'hang', platform: 'npu', catchable: false });
+    }
+    expect(triageText('[rank7]: RuntimeError: NPU function error: aclrtSynchronizeDevice, error code is 507046', 'x').verdicts[0]!.rank).toBe(7);
+  });
+});

@@ -46,12 +46,15 @@ const TRACEBACK_HEADER = /^\s*Traceback \(most recent call last\):/;
  * test checks it), so any line a signature could match is hit. Few, short alternatives keep the
  * scan fast (V8 slows down with each alternative); a hit line is then checked against the full
  * needles. `[A-Z]{2,}_[A-Z]` stands for the status constants (CUDNN_STATUS_..., RESOURCE_EXHAUSTED,
- * HSA_STATUS_ERROR_OUT_OF_RESOURCES, DRAM_SHARED, PT_DEVMEM, OUT_OF_MEMORY).
+ * HSA_STATUS_ERROR_OUT_OF_RESOURCES, DRAM_SHARED, PT_DEVMEM, OUT_OF_MEMORY). An alternative that
+ * starts with a digit (Ascend's 507046) costs more than all the others together, because digits
+ * are everywhere in logs, so codes hang off a word ("code is 507046").
  */
 export const ANCHORS: readonly string[] = [
   'emory', 'lloc', 'atchdog', '[A-Z]{2,}_[A-Z]', 'EL0004', 'borting', 'Heartbeat', 'lagging ranks', "didn't",
-  'NCCL (?:[eE]rror|operations)', 'ncclUnhandled', 'DistBackendError', 'terminate called', 'assert triggered', 'Assertion `',
-  'Killed', 'oom[-_]kill', 'exitcode', 'SIGKILL', 'code:? 137', 'code = -9', 'synStatus', 'hipError', '(?:CUDA|HIP) error',
+  'NCCL (?:[eE]rror|operations)', 'ncclUnhandled', 'DistBackendError', 'terminate called', 'assert triggered', '[Aa]ssertion `',
+  'Killed', 'oom[-_]kill', 'exitcode', 'SIGKILL', 'code(?::? 137| = -9| is 507046)', 'synStatus', 'hipError', '(?:CUDA|HIP) error',
+  'ync(?:hronize)? timeout',
 ];
 
 /**

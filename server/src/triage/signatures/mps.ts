@@ -1,7 +1,8 @@
 /**
  * Apple MPS: "MPS backend out of memory (MPS allocated: X, other allocations: Y, max allowed: Z).
  * Tried to allocate W on private pool." The allocator caps itself at a high watermark of the
- * unified memory (PYTORCH_MPS_HIGH_WATERMARK_RATIO); sizes are binary even when labelled GB.
+ * unified memory (PYTORCH_MPS_HIGH_WATERMARK_RATIO); sizes are binary even when labelled GB. Metal's
+ * own assertions abort the process instead (a buffer Metal cannot allocate, an array over MPS's limits).
  */
 import { formatBytes } from '../../format';
 import { shrinkPeak } from '../fixes';
@@ -49,4 +50,58 @@ const backendOom: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [backendOom];
+/**
+ * Metal and MPS check their arguments with assertions that abort the process ("...MPSNDArray.mm:850:
+ * failed assertion `[MPSNDArray initWithDevice:descriptor:isTextureBacked:] Error: total bytes of
+ * NDArray > 2**32'"), so nothing reaches Python. "Failed to allocate private MTLBuffer for size N"
+ * is Metal running out of memory; the others (a single array over 4 GiB, a dimension over INT_MAX)
+ * are MPS's limits on one array, which a smaller or split op avoids whatever memory is free.
+ */
+const metalAssertion: Signature = {
+  id: 'mps-metal-assertion',
+  platform: 'mps',
+  needles: ['failed assertion `'],
+  match(line) {
+    const assertion = /failed assertion `(.*?)'?$/.exec(line.content);
+    if (!assertion || !/MPS|MTL|Metal/.test(line.content)) return undefined;
+    const allocation = /Failed to allocate private MTLBuffer for size (\d+)/.exec(assertion[1]!);
+    const requested = allocation ? Number(allocation[1]) : undefined;
+    const common = {
+      signature: 'mps-metal-assertion',
+      role: 'failure' as const,
+      platform: 'mps' as const,
+      catchable: false,
+      ...(line.rank !== undefined && { rank: line.rank }),
+    };
+    if (allocation) {
+      return {
+        ...common,
+        kind: 'runtime-abort',
+        summary: `Process aborted: Metal could not allocate a ${formatBytes(requested!)} buffer`,
+        explanation:
+          'Metal failed to allocate a private buffer and asserted, which aborts the process: unlike the MPS allocator\'s own limit, this does not raise a catchable error. ' +
+          'One buffer of this size does not fit in the unified memory left to the GPU.',
+        numbers: { requestedBytes: requested! },
+        fixes: [shrinkPeak('the buffer of the failing op'), splitMpsOp],
+      };
+    }
+    return {
+      ...common,
+      kind: 'not-oom',
+      summary: `Not an OOM: an MPS limit on a single array (${assertion[1]!.replace(/^\[[^\]]*\]\s*/, '').trim()})`,
+      explanation:
+        'MPS refuses arrays past its own limits (more than 2**32 bytes in one NDArray, a dimension over INT_MAX) with an assertion that aborts the process. ' +
+        'Free memory does not matter: the op must work on smaller pieces.',
+      numbers: {},
+      fixes: [splitMpsOp],
+    };
+  },
+};
+
+const splitMpsOp = {
+  id: 'mps-split-op',
+  title: 'Split the op into pieces under 4 GiB: chunk the batch or the sequence (attention slicing, tiled VAE decode), or run that op on the CPU',
+  rationale: 'MPS limits the size of one array, whatever memory is free.',
+};
+
+export const signatures: readonly Signature[] = [backendOom, metalAssertion];

@@ -1,10 +1,12 @@
 /**
  * NPUs: Ascend torch_npu's caching allocator ("NPU out of memory. Tried to allocate ... (NPU 3; ...
  * current active; ...)", and CANN's EL0004), and FuriosaAI RNGD's allocator (seed 003: "failed to
- * allocate N bytes on DRAM_SHARED" with "capacity: 0", a race on a process-global memory-type flag).
+ * allocate N bytes on DRAM_SHARED" with "capacity: 0", a race on a process-global memory-type flag),
+ * and Ascend's stream-synchronize timeout (a hang).
  */
 import { formatBytes } from '../../format';
-import { processWideLock, shrinkPeak } from '../fixes';
+import { agreeOnFailure, findTheRootRank, processWideLock, shrinkPeak } from '../fixes';
+import { inlineRank } from '../ranks';
 import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
 import type { Signature } from './types';
 
@@ -83,4 +85,39 @@ const rngd: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime, rngd];
+/**
+ * Ascend's stream-synchronize timeout, its analogue of the NCCL watchdog: work queued on a stream
+ * (usually an HCCL collective waiting for a rank that never arrived) did not finish in time.
+ * Printed as ACL error 507046 (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT: "NPU function error:
+ * aclrtSynchronizeDevice, error code is 507046", "NPU warning, error code is 507046"), CANN's
+ * "EE1002: Stream synchronize timeout" and the runtime's "reason=[stream sync timeout]".
+ */
+const streamSyncTimeout: Signature = {
+  id: 'ascend-stream-sync-timeout',
+  platform: 'npu',
+  needles: ['error code is 507046', 'Stream synchronize timeout', 'stream sync timeout', 'ACL_ERROR_RT_STREAM_SYNC_TIMEOUT'],
+  match(line) {
+    if (!/error code is 507046\b|Stream synchronize timeout|stream sync timeout|ACL_ERROR_RT_STREAM_SYNC_TIMEOUT/.test(line.content)) return undefined;
+    const rank = line.rank ?? inlineRank(line.content);
+    return {
+      signature: 'ascend-stream-sync-timeout',
+      role: 'timeout',
+      kind: 'hang',
+      platform: 'npu',
+      catchable: false,
+      summary: 'Ascend stream synchronize timeout (507046): queued device work never finished',
+      explanation:
+        'The NPU runtime waited for the work on a stream past its timeout. In distributed jobs it is an HCCL collective waiting for a rank that failed earlier, ' +
+        'took another code path, or is still busy; a hung device does the same. The process cannot continue.',
+      ...(rank !== undefined && { rank }),
+      numbers: {},
+      fixes: [
+        findTheRootRank,
+        { id: 'ascend-plog', title: 'Read the device logs (plog under ~/ascend/log, ASCEND_GLOBAL_LOG_LEVEL=1) of every rank for the first error before the timeout', rationale: 'The runtime names the stream that timed out, not the task or rank that stopped it.', snippet: 'export ASCEND_GLOBAL_LOG_LEVEL=1' },
+        agreeOnFailure,
+      ],
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime, rngd, streamSyncTimeout];
