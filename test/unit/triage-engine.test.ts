@@ -507,3 +507,72 @@ describe('Metal assertions and Ascend stream timeouts', () => {
     expect(triageText('[rank7]: RuntimeError: NPU function error: aclrtSynchronizeDevice, error code is 507046', 'x').verdicts[0]!.rank).toBe(7);
   });
 });
+
+describe('tracebacks in other shapes', () => {
+  it("reads IPython's frames (Colab's folded ones too) with the cell as the user's frame", () => {
+    const colab = [
+      '---------------------------------------------------------------------------',
+      'UnfilteredStackTrace                      Traceback (most recent call last)',
+      '<ipython-input-6-63b342388236> in <module>()',
+      '     69 outs, model_rank = cf_af.run_alphafold(feature_dict, opt, runner,',
+      '---> 70                                        rank_by=rank_by)',
+      '',
+      '18 frames',
+      'UnfilteredStackTrace: RuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 9.08G of 7.48G hbm. Exceeded hbm capacity by 1.60G.',
+    ].join('\n');
+    expect(triageText(colab, 'x').verdicts[0]!.userFrames).toEqual([{ file: '<ipython-input-6-63b342388236>', line: 70, function: '<module>' }]);
+    const ipython8 = [
+      'OutOfMemoryError                          Traceback (most recent call last)',
+      'Cell In[3], line 2',
+      '      1 x = torch.ones(1, device="cuda")',
+      '----> 2 y = torch.empty(10**12, device="cuda")',
+      '',
+      'File /usr/lib/python3/dist-packages/torch/utils/_device.py:104, in TorchFunctionMode.__torch_function__(self, func, types, args, kwargs)',
+      '    103     kwargs["device"] = self.device',
+      '--> 104 return func(*args, **kwargs)',
+      '',
+      OOM_22.replace('torch.OutOfMemoryError', 'OutOfMemoryError'),
+    ].join('\n');
+    expect(triageText(ipython8, 'x').verdicts[0]!.userFrames).toEqual([{ file: 'Cell In[3]', line: 2, function: '<module>' }]);
+  });
+
+  it('reads tracebacks behind CI timestamps', () => {
+    const log = ['08:28:40 Traceback (most recent call last):', '08:28:40   File "test/run_test.py", line 1071, in main', '08:28:40     run(x)', `08:28:40 ${OOM_22}`].join('\n');
+    expect(triageText(log, 'x').verdicts[0]!.userFrames).toEqual([{ file: 'test/run_test.py', line: 1071, function: 'main' }]);
+  });
+
+  it('takes the traceback printed right after a message that has none before it, and says so', () => {
+    const log = [`!!! Exception during processing !!! ${OOM_22.replace('torch.OutOfMemoryError: ', '')}`, ...TRACEBACK].join('\n');
+    const v = triageText(log, 'x').verdicts[0]!;
+    expect(v.userFrames.map((f) => f.line)).toEqual([61, 88]);
+    expect(v.explanation).toContain('traceback printed right after this message');
+  });
+
+  it("prefers the failing rank's own traceback, and names the other rank when only its traceback follows", () => {
+    const other = [`[rank7]: ${OOM_22}`, '[rank6]: Traceback (most recent call last):', ...TRACEBACK.slice(1).map((l) => `[rank6]: ${l}`)].join('\n');
+    const v = triageText(other, 'x').verdicts[0]!;
+    expect(v).toMatchObject({ rank: 7, userFrames: [{ line: 61 }, { line: 88 }] });
+    expect(v.explanation).toContain("rank 6's traceback");
+    const own = [`[rank7]: ${OOM_22}`, '[rank6]: Traceback (most recent call last):', '[rank6]:   File "/w/other.py", line 5, in f', ...TRACEBACK.map((l) => `[rank7]: ${l}`)].join('\n');
+    expect(triageText(own, 'x').verdicts[0]!.userFrames.map((f) => f.file)).toEqual(['/home/me/proj/train.py', '/home/me/proj/train.py']);
+  });
+
+  it('replaces a borrowed traceback with the one a repeat of the message is printed under (logging.exception)', () => {
+    const log = [
+      `ERROR:trainer:step failed: ${OOM_22}`,
+      'Traceback (most recent call last):',
+      '  File "/home/me/proj/train.py", line 88, in <module>',
+      '    main()',
+      ...Array.from({ length: 12 }, (_, i) => `  File "/home/me/proj/model.py", line ${i + 1}, in layer${i}\n    x = f(x)`),
+      OOM_22,
+    ].join('\n');
+    const v = triageText(log, 'x').verdicts[0]!;
+    expect(v.userFrames[0]).toMatchObject({ file: '/home/me/proj/model.py', line: 12 });
+    expect(v.explanation).not.toContain('printed right after');
+  });
+
+  it("treats pip's console scripts in a bin folder as library code", () => {
+    const log = ['Traceback (most recent call last):', '  File "/venv/bin/accelerate", line 8, in <module>', '    sys.exit(main())', '  File "/home/me/proj/train.py", line 9, in main', '    run()', OOM_22].join('\n');
+    expect(triageText(log, 'x').verdicts[0]!.userFrames.map((f) => f.file)).toEqual(['/home/me/proj/train.py']);
+  });
+});

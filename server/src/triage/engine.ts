@@ -12,10 +12,10 @@
  * joining a megabyte chunk to the history makes V8 copy both on every chunk.
  */
 import type { SourceFrame } from '../protocol';
-import { parseFrameLine } from './frames';
-import { splitRank } from './ranks';
+import { framesOf, isNotebookLine, isTracebackBody, isTracebackHeader, withoutCiTimestamp } from './frames';
+import { splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES } from './signatures';
-import type { LineView, Signature } from './signatures/types';
+import type { FollowingTraceback, LineView, Signature } from './signatures/types';
 import { FindingSink } from './verdicts';
 
 /** Lines after a failure line that signatures may read (multi-line messages). */
@@ -39,7 +39,6 @@ const SEAM_CHARS = 64;
 
 // eslint-disable-next-line no-control-regex
 const ANSI = /\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
-const TRACEBACK_HEADER = /^\s*Traceback \(most recent call last\):/;
 
 /**
  * The prefilter: every signature needle contains a match of one of these regex fragments (a unit
@@ -338,6 +337,33 @@ export class TriageEngine {
   }
 }
 
+/**
+ * The body lines of a traceback, walking from line `first` to `last` of `lineAt` (upwards or
+ * downwards, whichever way `lineAt` counts): frames and the lines between them, without CI
+ * timestamps, skipping other ranks' lines, up to the traceback's header or its exception line. A
+ * blank line belongs to the body only next to a notebook line (IPython spaces its frames).
+ */
+function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: number, last: number, rank: number | undefined): string[] {
+  const body: string[] = [];
+  const sameRank = (line: RankedLine): boolean => line.rank === undefined || rank === undefined || line.rank === rank;
+  for (let k = first; k <= last; k++) {
+    const line = lineAt(k);
+    if (line === undefined) break;
+    if (!sameRank(line)) continue;
+    const content = withoutCiTimestamp(line.content);
+    if (isTracebackHeader(content)) break;
+    if (content.trim() === '') {
+      let neighbour: RankedLine | undefined;
+      for (let j = k + 1; j <= last && (neighbour = lineAt(j)) !== undefined; j++) if (sameRank(neighbour) && neighbour.content.trim() !== '') break;
+      if (neighbour !== undefined && isNotebookLine(withoutCiTimestamp(neighbour.content))) continue;
+      break;
+    }
+    if (!isTracebackBody(content)) break;
+    body.push(content);
+  }
+  return body;
+}
+
 /** A candidate line with lazy access to its neighbours in the retained text. */
 class PieceLineView implements LineView {
   constructor(
@@ -358,14 +384,18 @@ class PieceLineView implements LineView {
     return cleanLine(this.source.decode(begin, Math.min(end, begin + MAX_LINE_CHARS)));
   }
 
-  next(k: number): string | undefined {
+  private nextRaw(k: number): string | undefined {
     let pos = this.stop;
     for (let i = 1; i < k; i++) {
       pos = this.source.nextBreak(pos + 1);
       if (pos < 0) return undefined;
     }
     if (pos >= this.source.end) return undefined;
-    const line = this.lineFrom(pos + 1);
+    return this.lineFrom(pos + 1);
+  }
+
+  next(k: number): string | undefined {
+    const line = this.nextRaw(k);
     return line === undefined ? undefined : splitRank(line).content;
   }
 
@@ -395,22 +425,37 @@ class PieceLineView implements LineView {
    * back to "Traceback (most recent call last):", skipping lines of other ranks.
    */
   frames(): SourceFrame[] {
-    const frames: SourceFrame[] = [];
-    for (let k = 1; k <= FRAME_LOOKBACK_LINES; k++) {
+    const above = (k: number): RankedLine | undefined => {
       const raw = this.previousRaw(k);
-      if (raw === undefined) break;
-      const { rank, content } = splitRank(raw);
-      if (rank !== undefined && this.rank !== undefined && rank !== this.rank) continue;
-      if (TRACEBACK_HEADER.test(content)) break;
-      const frame = parseFrameLine(content);
-      if (frame) {
-        frames.push(frame);
-        continue;
+      return raw === undefined ? undefined : splitRank(raw);
+    };
+    return framesOf(tracebackBody(above, 1, FRAME_LOOKBACK_LINES, this.rank).reverse());
+  }
+
+  /**
+   * The traceback that starts within the look-ahead, for messages printed before their traceback
+   * (loggers that print the error and then format_exc(), TensorFlow's "(see above for traceback)",
+   * a parent process reporting a child's crash). This rank's traceback if there is one, else the
+   * first one of any rank.
+   */
+  followingTraceback(): FollowingTraceback | undefined {
+    const below = (k: number): RankedLine | undefined => {
+      const raw = this.nextRaw(k);
+      return raw === undefined ? undefined : splitRank(raw);
+    };
+    let header: { k: number; rank: number | undefined } | undefined;
+    for (let k = 1; k <= LOOKAHEAD_LINES; k++) {
+      const line = below(k);
+      if (line === undefined) break;
+      if (!isTracebackHeader(line.content)) continue;
+      if (line.rank === undefined || this.rank === undefined || line.rank === this.rank) {
+        header = { k, rank: line.rank };
+        break;
       }
-      // Code lines, caret markers and "[Previous line repeated]" sit between frames, indented.
-      if ((/^\s/.test(content) && content.trim() !== '') || /^\[Previous line repeated/.test(content.trim())) continue;
-      break;
+      header ??= { k, rank: line.rank };
     }
-    return frames.reverse();
+    if (!header) return undefined;
+    const frames = framesOf(tracebackBody(below, header.k + 1, LOOKAHEAD_LINES, header.rank));
+    return frames.length > 0 ? { frames, ...(header.rank !== undefined && { rank: header.rank }) } : undefined;
   }
 }

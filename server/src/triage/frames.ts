@@ -1,6 +1,12 @@
 import type { SourceFrame } from '../protocol';
 
 /**
+ * Python tracebacks as logs show them: the interpreter's own (`File "/path/train.py", line 42, in
+ * main`), `rich`'s, and IPython's (Jupyter, Colab), which names a frame on one line and marks its
+ * line number on a later one (`<ipython-input-6-63b342388236> in <module>()` ... `---> 70 ...`).
+ */
+
+/**
  * `File "/path/to/train.py", line 42, in main` — a Python traceback frame. Found anywhere in the
  * line, because launchers and loggers put things in front (`[rank7]:`, `| `, `│ `).
  */
@@ -9,19 +15,97 @@ const PYTHON_FRAME = /File "([^"]+)", line (\d+)(?:, in ([^\s,]+))?/;
 /** `│ /home/me/project/train.py:187 in step` — a frame of a `rich` traceback. */
 const RICH_FRAME = /^[\s│|]*((?:[A-Za-z]:)?[^\s:│|]+\.py):(\d+) in (\S+)/;
 
+/** IPython 8: `Cell In[6], line 70` (a notebook cell) and `File /usr/lib/python3/dist-packages/jax/api.py:413, in cache_miss(...)`. */
+const IPYTHON_CELL = /^\s*(Cell In ?\[\d+\]), line (\d+)/;
+const IPYTHON_FILE = /^\s*File ((?:[A-Za-z]:)?[^\s:"]+):(\d+), in ([^\s(]+)/;
+
+/**
+ * A frame whose line number comes on a later marker line: IPython 7's `<ipython-input-6-63b3…> in
+ * <module>()` and `/path/api.py in cache_miss(*args)`, IPython 8.0-8.4's `Input In [3], in <cell line: 1>()`.
+ */
+const IPYTHON_HEAD = /^\s*(<ipython-input-[\w-]+>|(?:[A-Za-z]:)?[^\s<>"]+\.py) in ([^\s(]+)\(|^\s*(Input In \[\d+\]), in (.+?)\(\)\s*$/;
+/** `---> 70 outs = run(...)`: the line the frame above it was executing. */
+const IPYTHON_MARKER = /^\s*-+> (\d+)/;
+/** Colab folds library frames into one line: `18 frames`. */
+const FOLDED_FRAMES = /^\s*\d+ frames?\s*$/;
+
+/** The first line of a traceback: Python's `Traceback (most recent call last):`, or IPython's `XxxError   Traceback (most recent call last)`. */
+const TRACEBACK_HEADER = /(?:^|\s)Traceback \(most recent call last\)/;
+
+/** Timestamps CI systems put before every line (Jenkins' `08:28:40 `, GitHub Actions' `2024-05-01T10:00:00.1234567Z `). */
+const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;
+
 /**
  * Paths that belong to Python, the framework or an installed package rather than to the user:
- * site-packages and dist-packages (any OS), the standard library, frozen and synthetic modules.
+ * site-packages and dist-packages (any OS), the standard library, frozen and synthetic modules
+ * (`<frozen …>`, `<stdin>`; a notebook cell, `<ipython-input-…>`, is the user's code), and the
+ * console scripts pip writes into a bin folder (`/usr/bin/torchrun`, `venv/bin/accelerate`).
  */
-const LIBRARY_PATH = /(?:site-packages|dist-packages|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|^<|[\\/]bin[\\/]torchrun$)/;
+const LIBRARY_PATH = /(?:site-packages|dist-packages|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|^<(?!ipython-input-)|[\\/]bin[\\/][\w-]+$)/;
 
-/** The frame printed on one line, if the line is a frame line. */
+/** A line without the CI timestamp in front of it, so that indentation means what it meant. */
+export function withoutCiTimestamp(line: string): string {
+  return line.replace(CI_TIMESTAMP, '');
+}
+
+/** The frame printed on one line, if the line is a frame line that carries its line number. */
 export function parseFrameLine(line: string): SourceFrame | undefined {
   const python = PYTHON_FRAME.exec(line);
   if (python) return { file: python[1]!, line: Number(python[2]), function: python[3] ?? '' };
   const rich = RICH_FRAME.exec(line);
   if (rich) return { file: rich[1]!, line: Number(rich[2]), function: rich[3]! };
+  const cell = IPYTHON_CELL.exec(line);
+  if (cell) return { file: cell[1]!, line: Number(cell[2]), function: '<module>' };
+  const file = IPYTHON_FILE.exec(line);
+  if (file) return { file: file[1]!, line: Number(file[2]), function: file[3]! };
   return undefined;
+}
+
+export function isTracebackHeader(line: string): boolean {
+  return TRACEBACK_HEADER.test(line);
+}
+
+/**
+ * Lines only notebook tracebacks have: IPython frame heads and markers, folded frames, numbered
+ * code lines. IPython separates frames with blank lines, so a blank line next to one of these is
+ * still inside the traceback.
+ */
+export function isNotebookLine(line: string): boolean {
+  return IPYTHON_HEAD.test(line) || IPYTHON_MARKER.test(line) || FOLDED_FRAMES.test(line) || IPYTHON_CELL.test(line) || IPYTHON_FILE.test(line) || /^\s+\d+\s/.test(line);
+}
+
+/**
+ * Whether a non-blank line (without its rank prefix and CI timestamp) can sit between a
+ * traceback's header and its exception line: a frame, an indented code or caret line,
+ * "[Previous line repeated]", a notebook line.
+ */
+export function isTracebackBody(line: string): boolean {
+  return parseFrameLine(line) !== undefined || (/^\s/.test(line) && line.trim() !== '') || /^\[Previous line repeated/.test(line.trim()) || isNotebookLine(line);
+}
+
+/** The frames of a traceback's body lines in print order (outermost first), every format above. */
+export function framesOf(lines: readonly string[]): SourceFrame[] {
+  const frames: SourceFrame[] = [];
+  let awaitingLine: { file: string; function: string } | undefined;
+  for (const line of lines) {
+    const frame = parseFrameLine(line);
+    if (frame) {
+      frames.push(frame);
+      awaitingLine = undefined;
+      continue;
+    }
+    const head = IPYTHON_HEAD.exec(line);
+    if (head) {
+      awaitingLine = { file: (head[1] ?? head[3])!, function: (head[2] ?? head[4])! };
+      continue;
+    }
+    const marker = IPYTHON_MARKER.exec(line);
+    if (marker && awaitingLine) {
+      frames.push({ ...awaitingLine, line: Number(marker[1]) });
+      awaitingLine = undefined;
+    }
+  }
+  return frames;
 }
 
 /** True for frames in the standard library, the framework or an installed package. */

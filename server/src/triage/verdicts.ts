@@ -31,8 +31,19 @@ interface Group {
   rank?: number;
   ranks: Set<number>;
   frames: SourceFrame[];
+  /** Set when `frames` are those of a traceback printed after the failure (of `rank`, if ranked). */
+  framesFollowing?: { rank?: number };
   evidence: Evidence[];
   occurrences: number;
+}
+
+/** The failure's own traceback, printed before it; when it has none, the one printed right after it. */
+function tracebackOf(line: LineView): Pick<Group, 'frames' | 'framesFollowing'> {
+  const own = line.frames();
+  if (own.length > 0) return { frames: own };
+  const following = line.followingTraceback();
+  if (!following) return { frames: [] };
+  return { frames: following.frames, framesFollowing: following.rank !== undefined ? { rank: following.rank } : {} };
 }
 
 function evidenceLine(line: number, text: string): Evidence {
@@ -84,7 +95,15 @@ export class FindingSink {
       existing.rank ??= finding.rank;
       if (finding.rank !== undefined) existing.ranks.add(finding.rank);
       for (const e of evidence) if (existing.evidence.length < MAX_EVIDENCE && !existing.evidence.some((x) => x.line === e.line)) existing.evidence.push(e);
-      if (existing.frames.length === 0 && finding.role !== 'timeout') existing.frames = line.frames();
+      // A repeat printed with its own traceback (logging.exception prints the message, the traceback, then the message again) wins over a borrowed one.
+      if ((existing.frames.length === 0 || existing.framesFollowing) && finding.role !== 'timeout') {
+        const traceback = tracebackOf(line);
+        if (traceback.frames.length > 0 && (!traceback.framesFollowing || existing.frames.length === 0)) {
+          existing.frames = traceback.frames;
+          if (traceback.framesFollowing) existing.framesFollowing = traceback.framesFollowing;
+          else delete existing.framesFollowing;
+        }
+      }
       return;
     }
     if (this.groups.size >= MAX_GROUPS) {
@@ -98,7 +117,7 @@ export class FindingSink {
       ...(finding.device !== undefined && { device: finding.device }),
       ...(finding.rank !== undefined && { rank: finding.rank }),
       ranks: new Set(finding.rank !== undefined ? [finding.rank] : []),
-      frames: finding.role === 'timeout' || finding.role === 'stuck' ? [] : line.frames(),
+      ...(finding.role === 'timeout' || finding.role === 'stuck' ? { frames: [] } : tracebackOf(line)),
       evidence: evidence.slice(0, MAX_EVIDENCE),
       occurrences: 1,
     };
@@ -160,7 +179,12 @@ function joinContinuation(into: Group, finding: Finding, line: LineView): void {
 function absorb(into: Group, from: Group): void {
   for (const e of from.evidence) if (into.evidence.length < MAX_EVIDENCE) into.evidence.push(e);
   into.evidence.sort((a, b) => a.line - b.line);
-  if (into.frames.length === 0) into.frames = from.frames;
+  // The error's own traceback beats one borrowed from the lines after the failure.
+  if (into.frames.length === 0 || (into.framesFollowing && !from.framesFollowing && from.frames.length > 0)) {
+    into.frames = from.frames;
+    if (from.framesFollowing) into.framesFollowing = from.framesFollowing;
+    else delete into.framesFollowing;
+  }
   into.rank ??= from.rank;
 }
 
@@ -183,13 +207,21 @@ function toVerdict(g: Group, root: Group | undefined, causedBy: number | undefin
     if (MEMORY_KINDS.has(root.finding.kind) && f.kind === 'hang') fixes = [agreeOnFailure, ...fixes.filter((x) => x.id !== agreeOnFailure.id)];
   }
   if (g.occurrences > 1 && f.role === 'failure') explanation += ` Printed ${g.occurrences} times.`;
+  const ownFrames = userFrames(g.frames);
+  if (g.framesFollowing && ownFrames.length > 0) {
+    const other = g.framesFollowing.rank !== undefined && g.framesFollowing.rank !== g.rank ? g.framesFollowing.rank : undefined;
+    explanation +=
+      other !== undefined
+        ? ` The frames are from rank ${other}'s traceback, printed right after this message; this rank's own traceback is not in the log.`
+        : ' The frames are from the traceback printed right after this message.';
+  }
   const verdict: Verdict = {
     kind: f.kind,
     platform,
     catchable: f.catchable,
     summary,
     explanation,
-    userFrames: userFrames(g.frames),
+    userFrames: ownFrames,
     fixes: dedupeFixes(fixes),
     evidence: g.evidence,
   };

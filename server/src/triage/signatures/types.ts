@@ -83,6 +83,15 @@ export interface LineView {
   previousRank(k: number): number | undefined;
   /** The Python frames of the traceback printed just before this line, outermost first. */
   frames(): SourceFrame[];
+  /** The traceback that starts in the lines after this one, for messages printed before their traceback. */
+  followingTraceback(): FollowingTraceback | undefined;
+}
+
+export interface FollowingTraceback {
+  /** Outermost first. */
+  frames: SourceFrame[];
+  /** The rank whose traceback it is, when its lines carry a rank prefix. */
+  rank?: number;
 }
 
 export interface Signature {
