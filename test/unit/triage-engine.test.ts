@@ -576,3 +576,12 @@ describe('tracebacks in other shapes', () => {
     expect(triageText(log, 'x').verdicts[0]!.userFrames.map((f) => f.file)).toEqual(['/home/me/proj/train.py']);
   });
 });
+
+describe("zsh's and macOS's kill reports", () => {
+  it('reads zsh: killed, zsh job notices and Killed: 9 as host OOM, after a progress bar too', () => {
+    for (const line of ['zsh: killed     python train.py', '[1]  + 13512 killed     python train.py', 'Killed: 9', ' 33%|███▎      | 5/15 [02:32<05:36, 33.69s/it]zsh: killed     python3 commandR.py']) {
+      expect(triageText(`step 1\n${line}\n`, 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', evidence: [{ line: 2 }] });
+    }
+    expect(triageText('INFO worker killed  by the scheduler after the deadline', 'x').verdicts).toEqual([]);
+  });
+});

@@ -105,31 +105,34 @@ const kernelOomKill: Signature = {
 
 /**
  * The end of a progress bar as tqdm draws it: "| 331/1063 [01:06<03:59,  3.06it/s]" or, without a
- * total, "331it [01:06, 3.06it/s]". The bar ends without a line break, so the shell's "Killed"
- * lands right after it on the same line.
+ * total, "331it [01:06, 3.06it/s]". The bar ends without a line break, so the shell's report of the
+ * kill lands right after it on the same line.
  */
 const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]$/;
 
 /**
- * The shell's report of a SIGKILL: a line that is only "Killed" (or its translations), also when
- * it is the last segment of a line a progress bar redrew with carriage returns, or follows the
- * bar's last frame directly.
+ * How shells report a job killed by SIGKILL, at the end of a line: bash's "Killed" (its
+ * translations, "Killed: 9" on macOS, sometimes with the command), zsh's "zsh: killed     python
+ * train.py".
+ */
+const KILL_REPORT = /(?:(?:Killed|已杀死|Getötet)(?:: 9)?(?:\s+python.*)?|zsh: killed\s+\S.*)$/;
+/** Job notices: bash's "bash: line 1: 12345 Killed   python train.py", zsh's "[1]  + 12345 killed     python train.py". */
+const JOB_KILLED = /\d+ Killed\s+\S|^\[\d+\]\s+[+-]?\s*\d+ killed\s+\S/;
+
+/**
+ * The shell's report of a SIGKILL, on a line of its own, as the last segment of a line a progress
+ * bar redrew with carriage returns, or right after the bar's last frame.
  */
 const shellKilled: Signature = {
   id: 'shell-killed',
   platform: 'cpu',
-  needles: ['Killed', '已杀死', 'Getötet'],
+  needles: ['Killed', '已杀死', 'Getötet', 'zsh: killed', 'killed  '],
   match(line) {
     const segments = line.content.split('\r');
     const c = segments[segments.length - 1]!.trim();
-    const afterProgressBar = /^(.*?)(?:Killed|已杀死|Getötet)$/.exec(c);
-    if (
-      !/^(?:Killed|已杀死|Getötet)(?:\s+python.*)?$/.test(c) &&
-      !/\d+ Killed\s+\S/.test(c) &&
-      !(afterProgressBar && PROGRESS_BAR_END.test(afterProgressBar[1]!))
-    ) {
-      return undefined;
-    }
+    const report = KILL_REPORT.exec(c);
+    const before = report ? c.slice(0, report.index).trim() : undefined;
+    if (!JOB_KILLED.test(c) && !(before !== undefined && (before === '' || PROGRESS_BAR_END.test(before)))) return undefined;
     return hostKill(line, 'Process killed (SIGKILL), most likely by the host OOM killer', {}, undefined);
   },
 };
