@@ -443,6 +443,8 @@ describe('XLA HBM messages', () => {
     const fatal =
       "2023-04-08 11:22:09.148143: F tensorflow/tsl/platform/statusor.cc:33] Attempting to fetch value instead of handling error RESOURCE_EXHAUSTED: Error loading program: Attempting to reserve 7.04G at the bottom of memory. That was not possible. There are 6.90G free, 0B reserved, and 6.90G reservable.";
     expect(triageText(fatal, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', catchable: false, requestedBytes: Math.round(7.04 * GiB), freeBytes: Math.round(6.9 * GiB) });
+    const twoLines = "RESOURCE_EXHAUSTED: Error loading program 'jit_train_step':\nAttempting to allocate 1.82G. That was not possible. There are 1.54G free.";
+    expect(triageText(twoLines, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', requestedBytes: Math.round(1.82 * GiB), freeBytes: Math.round(1.54 * GiB), evidence: [{ line: 1 }, { line: 2 }] });
   });
 });
 

@@ -58,7 +58,8 @@ const resourceExhausted: Signature = {
     const compile = COMPILE.exec(c);
     const runtime = RUNTIME.exec(c);
     const request = REQUEST.exec(c);
-    const hbm = HBM_ATTEMPT.exec(c);
+    // "Error loading program 'jit_train_step':" can end the line, with the sizes on the next one.
+    const hbm = HBM_ATTEMPT.exec(c) ?? HBM_ATTEMPT.exec(line.next(1) ?? '');
     const fatal = FATAL.test(c);
     if (compile) {
       const used = toBytes(compile[2]!, compile[3]!);
@@ -112,7 +113,7 @@ const resourceExhausted: Signature = {
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers,
       fixes: [...fixes, shrinkPeak()],
-      extraLines: [1, 2].filter((k) => /Exceeded \w+ capacity|BufferAssignment OOM/.test(line.next(k) ?? '')),
+      extraLines: [1, 2].filter((k) => /Exceeded \w+ capacity|BufferAssignment OOM|That was not possible/.test(line.next(k) ?? '')),
     };
   },
 };
