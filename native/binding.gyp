@@ -7,6 +7,7 @@
       "sources": [
         "src/addon.cc",
         "src/byte_source.cc",
+        "src/buffers.cc",
         "src/pickle_reader.cc",
         "src/snapshot.cc",
         "src/decode_worker.cc",

@@ -5,8 +5,8 @@
 #include <cstring>
 #include <utility>
 
+#include "buffers.h"
 #include "errors.h"
-#include "snapshot.h"
 
 namespace headroom {
 
@@ -264,8 +264,8 @@ Value PickleReader::adopt(Value v) {
   // reused; pickle.dump memoizes every container once, so this keeps only live ones in memory.
   if (again.memoRefs <= 1) {
     if (again.memoRefs == 1 && again.memoSlot < memo_.size()) {
-      Value& slot = memo_[again.memoSlot];
-      if (slot.tag == v.tag && slot.ref == v.ref) slot = record;
+      const Value slot = memo_.get(again.memoSlot);
+      if (slot.tag == v.tag && slot.ref == v.ref) memo_.set(again.memoSlot, record);
     }
     freeContainers_.push_back(v.ref);
   }
@@ -279,26 +279,27 @@ void PickleReader::memoPut(uint64_t index, const Value& v) {
     c.memoSlot = static_cast<uint32_t>(std::min<uint64_t>(index, UINT32_MAX));
   }
   if (index == memo_.size()) {
-    memo_.push_back(v);
+    memo_.push(v);
     return;
   }
   if (index < memo_.size()) {
     // Overwriting a slot: a container it named may still be named elsewhere; keep it for good.
-    if (memo_[index].isContainer()) containers_[memo_[index].ref].memoRefs = 2;
-    memo_[index] = v;
+    const Value old = memo_.get(index);
+    if (old.isContainer()) containers_[old.ref].memoRefs = 2;
+    memo_.set(index, v);
     return;
   }
   // Python writes memo indices in order; a far-away index would only serve to exhaust memory.
   if (index > memo_.size() + (uint64_t{1} << 20)) malformed("memo index " + std::to_string(index) + " out of range");
   memo_.resize(index + 1);
-  memo_[index] = v;
+  memo_.set(index, v);
 }
 
 Value PickleReader::memoGet(uint64_t index) const {
-  if (index >= memo_.size() || memo_[index].tag == Tag::Unset) {
+  if (index >= memo_.size() || memo_.tag(index) == Tag::Unset) {
     malformed("memo entry " + std::to_string(index) + " read before it was written");
   }
-  return memo_[index];
+  return memo_.get(index);
 }
 
 std::string_view PickleReader::readBytes(size_t n, const char* what) {
@@ -368,7 +369,7 @@ bool PickleReader::tryFlatDict() {
     containers_[result.ref].items.assign(items.begin(), items.end());
   }
   if (memoSlot != SIZE_MAX) {
-    memo_[memoSlot] = result;
+    memo_.set(memoSlot, result);
     if (result.isContainer()) {
       Container& container = containers_[result.ref];
       container.memoRefs = 1;
@@ -384,7 +385,7 @@ bool PickleReader::tryFlatDict() {
 size_t PickleReader::takeMemoSlot(FlatCursor& c) {
   if (c.p >= c.end || *c.p != MEMOIZE) return SIZE_MAX;
   ++c.p;
-  memo_.push_back(Value{});
+  memo_.push(Value{});
   return memo_.size() - 1;
 }
 
@@ -400,9 +401,9 @@ bool PickleReader::readFlatItems(FlatCursor& c, uint8_t closer, size_t depth) {
       return closer != SETITEMS || items.size() % 2 == 0;
     }
     if (items.size() == kMaxItems) return false;
-    Value v;
-    if (!readFlatValue(c, depth, v)) return false;
-    items.push_back(v);
+    // Read straight into the vector: building the value elsewhere and copying it in would load
+    // 16 bytes just written as three narrow stores, a store-forwarding stall per item.
+    if (!readFlatValue(c, depth, items.emplace_back())) return false;
   }
 }
 
@@ -445,7 +446,7 @@ bool PickleReader::readFlatContainer(FlatCursor& c, Tag kind, size_t depth, Valu
   out = lowering_.lower(*this, scratch);
   scratch.items.swap(items);
   if (out.tag < Tag::Lowered0) return false;
-  if (slot != SIZE_MAX) memo_[slot] = out;
+  if (slot != SIZE_MAX) memo_.set(slot, out);
   return true;
 }
 
@@ -472,7 +473,7 @@ bool PickleReader::readFlatValue(FlatCursor& c, size_t depth, Value& v) {
       v = Value::of(Tag::Str, strings_.intern(std::string_view(reinterpret_cast<const char*>(p), n)));
       p += n;
       if (p < end && *p == MEMOIZE) {
-        memo_.push_back(v);
+        memo_.push(v);
         ++p;
       }
       return true;
@@ -530,7 +531,7 @@ bool PickleReader::readFlatValue(FlatCursor& c, size_t depth, Value& v) {
         p += 4;
       }
       if (index >= memo_.size()) return false;
-      v = memo_[index];
+      v = memo_.get(index);
       // Unset: a slot of a container still being read. Below the top, a container that is not yet
       // lowered would be lowered by adopting it, which only the committed top level may do.
       return v.tag != Tag::Unset && (depth == 0 || !v.isContainer());
@@ -544,12 +545,16 @@ bool PickleReader::readFlatValue(FlatCursor& c, size_t depth, Value& v) {
   }
 }
 
-Value PickleReader::run(uint64_t sizeHint) {
-  InputWindow& in = input_;
+std::pair<const void*, size_t> PickleReader::reserveMemo(uint64_t sizeHint) {
   // pickle.dump memoizes about one value per 25 bytes of a snapshot; reserving address space
   // costs nothing until it is touched, and saves copying the memo as it grows.
   memo_.reserve(static_cast<size_t>(std::min<uint64_t>(sizeHint / 20, uint64_t{1} << 31)));
-  adviseHugePages(memo_.data(), memo_.capacity() * sizeof(Value));
+  adviseHugePages(memo_.data(), memo_.capacityBytes());
+  return {memo_.data(), memo_.capacityBytes()};
+}
+
+Value PickleReader::run() {
+  InputWindow& in = input_;
   for (;;) {
     opOffset_ = in.offset();
     if (!in.ensure(1)) malformed("input ends before the STOP opcode");

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "byte_source.h"
@@ -89,6 +90,42 @@ struct Container {
   Value at(size_t i) const { return runCount != 0 ? Value::of(runTag, runBegin + static_cast<uint32_t>(i)) : items[i]; }
 };
 
+// The pickle memo at 8 bytes a slot (a snapshot memoizes about two values per trace entry, so
+// this is the decoder's second largest buffer): a value's tag and ref. Numbers, which CPython
+// never memoizes but a pickle may, keep their 64-bit payload in a side table.
+class Memo {
+ public:
+  static constexpr size_t kSlotBytes = 8;
+  size_t size() const { return slots_.size(); }
+  void reserve(size_t n) { slots_.reserve(n); }
+  const void* data() const { return slots_.data(); }
+  size_t capacityBytes() const { return slots_.capacity() * sizeof(Slot); }
+  void resize(size_t n) { slots_.resize(n); }
+  Tag tag(size_t i) const { return slots_[i].tag; }
+  void push(const Value& v) { slots_.push_back(pack(v)); }
+  void set(size_t i, const Value& v) { slots_[i] = pack(v); }
+  Value get(size_t i) const {
+    const Slot s = slots_[i];
+    if (hasNumber(s.tag)) return Value{s.tag, 0, numbers_[s.ref]};
+    return Value::of(s.tag, s.ref);
+  }
+
+ private:
+  struct Slot {
+    uint32_t ref = 0;
+    Tag tag = Tag::Unset;
+  };
+  static bool hasNumber(Tag t) { return t == Tag::Bool || t == Tag::Int || t == Tag::Float; }
+  Slot pack(const Value& v) {
+    if (!hasNumber(v.tag)) return Slot{v.ref, v.tag};
+    numbers_.push_back(v.num);
+    return Slot{static_cast<uint32_t>(numbers_.size() - 1), v.tag};
+  }
+  static_assert(sizeof(Slot) == kSlotBytes);
+  std::vector<Slot> slots_;
+  std::vector<int64_t> numbers_;
+};
+
 class PickleReader;
 
 // Turns complete containers into compact records. Called on the worker thread, once per
@@ -105,9 +142,10 @@ class PickleReader {
   // Strings go into `strings`, which the caller owns (the decoded snapshot keeps it).
   PickleReader(InputWindow& input, StringTable& strings, Lowering& lowering);
 
-  // Runs the pickle to its STOP opcode and returns the top-level value. `sizeHint` (bytes of
-  // pickle, 0 if unknown) sizes the memo up front.
-  Value run(uint64_t sizeHint = 0);
+  // Sizes the memo up front for a pickle of `sizeHint` bytes; returns the reserved range.
+  std::pair<const void*, size_t> reserveMemo(uint64_t sizeHint);
+  // Runs the pickle to its STOP opcode and returns the top-level value.
+  Value run();
 
   const Container& container(const Value& v) const { return containers_[v.ref]; }
   // Resolves a container that has been lowered to its record; other values pass through.
@@ -154,7 +192,7 @@ class PickleReader {
   std::vector<std::vector<Value>> itemPool_;
   std::vector<Value> stack_;
   std::vector<size_t> marks_;
-  std::vector<Value> memo_;
+  Memo memo_;
   Container flat_;                          // Scratch dict for tryFlatDict.
   Container flatNested_[kFlatDepth];        // Scratch for nested containers, by depth.
   std::vector<Value> flatItems_[kFlatDepth];  // Items read so far, by depth.

@@ -10,49 +10,52 @@ namespace headroom {
 
 namespace {
 
-// Live allocations by trace address while pairing: open addressing with backward-shift deletion.
-// Pairing a trace looks up every free, so this is on the critical path of large snapshots.
+// Live allocations by trace address while pairing: open addressing with backward-shift deletion,
+// one array of slots so a lookup touches one cache line. Pairing a trace looks up every free, so
+// this is on the critical path of large snapshots.
 class AddressMap {
  public:
-  AddressMap() : keys_(1024), values_(1024), used_(1024, false) {}
+  AddressMap() : slots_(1024) {}
 
   void put(uint64_t key, uint32_t value) {
-    if ((count_ + 1) * 2 > keys_.size()) grow();
+    if ((count_ + 1) * 2 > slots_.size()) grow();
     size_t i = slot(key);
-    while (used_[i] && keys_[i] != key) i = (i + 1) & mask();
-    if (!used_[i]) ++count_;
-    used_[i] = true;
-    keys_[i] = key;
-    values_[i] = value;
+    while (slots_[i].used && slots_[i].key != key) i = (i + 1) & mask();
+    if (!slots_[i].used) ++count_;
+    slots_[i] = {key, value, true};
   }
 
   // Returns the value, or kNil when absent.
   uint32_t get(uint64_t key) const {
-    for (size_t i = slot(key); used_[i]; i = (i + 1) & mask()) {
-      if (keys_[i] == key) return values_[i];
+    for (size_t i = slot(key); slots_[i].used; i = (i + 1) & mask()) {
+      if (slots_[i].key == key) return slots_[i].value;
     }
     return kNil;
   }
 
   void erase(uint64_t key) {
     size_t i = slot(key);
-    while (used_[i] && keys_[i] != key) i = (i + 1) & mask();
-    if (!used_[i]) return;
+    while (slots_[i].used && slots_[i].key != key) i = (i + 1) & mask();
+    if (!slots_[i].used) return;
     // Shift later entries of the probe run back into the hole.
-    for (size_t j = (i + 1) & mask(); used_[j]; j = (j + 1) & mask()) {
-      const size_t home = slot(keys_[j]);
+    for (size_t j = (i + 1) & mask(); slots_[j].used; j = (j + 1) & mask()) {
+      const size_t home = slot(slots_[j].key);
       const bool between = i <= j ? (home > i && home <= j) : (home > i || home <= j);
       if (between) continue;
-      keys_[i] = keys_[j];
-      values_[i] = values_[j];
+      slots_[i] = slots_[j];
       i = j;
     }
-    used_[i] = false;
+    slots_[i].used = false;
     --count_;
   }
 
  private:
-  size_t mask() const { return keys_.size() - 1; }
+  struct Slot {
+    uint64_t key = 0;
+    uint32_t value = 0;
+    bool used = false;
+  };
+  size_t mask() const { return slots_.size() - 1; }
   size_t slot(uint64_t key) const {
     // Addresses are 512-byte aligned: mix the bits before masking.
     key ^= key >> 29;
@@ -61,24 +64,15 @@ class AddressMap {
     return static_cast<size_t>(key) & mask();
   }
   void grow() {
-    std::vector<uint64_t> keys;
-    std::vector<uint32_t> values;
-    std::vector<bool> used;
-    keys.swap(keys_);
-    values.swap(values_);
-    used.swap(used_);
-    keys_.assign(keys.size() * 2, 0);
-    values_.assign(keys.size() * 2, 0);
-    used_.assign(keys.size() * 2, false);
+    std::vector<Slot> old(slots_.size() * 2);
+    old.swap(slots_);
     count_ = 0;
-    for (size_t i = 0; i < keys.size(); ++i) {
-      if (used[i]) put(keys[i], values[i]);
+    for (const Slot& s : old) {
+      if (s.used) put(s.key, s.value);
     }
   }
 
-  std::vector<uint64_t> keys_;
-  std::vector<uint32_t> values_;
-  std::vector<bool> used_;
+  std::vector<Slot> slots_;
   size_t count_ = 0;
 };
 
@@ -95,6 +89,11 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
     const uint32_t n = plan.end - plan.begin;
     plan.op.assign(n, PlanOp::None);
     plan.request.assign(n, kNil);
+    // About half of a trace's entries are requests (an alloc for each free_completed).
+    plan.requestSize.reserve(n / 2 + 1);
+    plan.requestStream.reserve(n / 2 + 1);
+    plan.requestEvent.reserve(n / 2 + 1);
+    plan.requestStack.reserve(n / 2 + 1);
     AddressMap live;  // Trace address -> request.
     std::vector<bool> requested;
     // Blocks in use at the first replayed entry become requests of their own, so that the frees

@@ -1,14 +1,12 @@
 #include "snapshot.h"
 
-#ifdef __linux__
-#include <sys/mman.h>
-#endif
-
 #include <algorithm>
+#include <memory>
 #include <cstring>
 #include <string_view>
 #include <unordered_map>
 
+#include "buffers.h"
 #include "errors.h"
 
 namespace headroom {
@@ -85,6 +83,7 @@ class SnapshotBuilder final : public Lowering {
   }
 
   void finish(PickleReader& reader, const Value& rootValue);
+  void reportProgressTo(Prefaulter* prefaulter) { prefaulter_ = prefaulter; }
 
  private:
   int64_t intField(PickleReader& reader, const KeyView& keys, uint32_t key, const char* what,
@@ -132,6 +131,7 @@ class SnapshotBuilder final : public Lowering {
     ev.stream.push_back(intField(reader, keys, kKeyStream, what, false));
     ev.timeUs.push_back(intField(reader, keys, kKeyTimeUs, what, false));
     ev.stack.push_back(stackField(reader, keys, what));
+    if (prefaulter_ != nullptr) prefaulter_->progress(ev.count());
     return Value::of(kEventTag, static_cast<uint32_t>(ev.count() - 1));
   }
 
@@ -238,6 +238,7 @@ class SnapshotBuilder final : public Lowering {
   void orderEvents(PickleReader& reader, const Container& traces);
 
   Snapshot& out_;
+  Prefaulter* prefaulter_ = nullptr;
   std::vector<Block> pendingBlocks_;
   std::unordered_map<uint64_t, uint32_t> frameIndex_;
   std::unordered_map<uint64_t, uint32_t> stackIndex_;
@@ -385,19 +386,6 @@ void SnapshotBuilder::finish(PickleReader& reader, const Value& rootValue) {
 
 }  // namespace
 
-void adviseHugePages(const void* data, size_t bytes) {
-#ifdef __linux__
-  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
-  if (bytes < 4 * kHuge) return;
-  const auto begin = (reinterpret_cast<uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
-  const auto end = (reinterpret_cast<uintptr_t>(data) + bytes) & ~(kHuge - 1);
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
-}
-
 Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint) {
   Snapshot out;
   // A trace entry takes about 90 bytes of pickle; reserved but untouched capacity costs nothing.
@@ -417,7 +405,26 @@ Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint) {
   adviseHugePages(ev.stack.data(), events * sizeof(uint32_t));
   SnapshotBuilder builder(out);
   PickleReader reader(input, out.strings, builder);
-  const Value root = reader.run(sizeHint);
+  const auto [memo, memoBytes] = reader.reserveMemo(sizeHint);
+  // On large snapshots the columns and the memo are faulted in on another core, about a million
+  // entries ahead (the memo grows by about two slots an entry).
+  std::unique_ptr<Prefaulter> prefaulter;
+  if (sizeHint >= (uint64_t{64} << 20)) {
+    prefaulter = std::make_unique<Prefaulter>(
+        std::vector<Prefaulter::Buffer>{
+            {ev.action.data(), events * sizeof(uint32_t), sizeof(uint32_t)},
+            {ev.addr.data(), events * sizeof(uint64_t), sizeof(uint64_t)},
+            {ev.size.data(), events * sizeof(uint64_t), sizeof(uint64_t)},
+            {ev.stream.data(), events * sizeof(int64_t), sizeof(int64_t)},
+            {ev.timeUs.data(), events * sizeof(int64_t), sizeof(int64_t)},
+            {ev.stack.data(), events * sizeof(uint32_t), sizeof(uint32_t)},
+            {memo, memoBytes, 2 * Memo::kSlotBytes},
+        },
+        size_t{1} << 20);
+    builder.reportProgressTo(prefaulter.get());
+  }
+  const Value root = reader.run();
+  prefaulter.reset();
   builder.finish(reader, root);
   return out;
 }

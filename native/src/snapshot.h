@@ -92,10 +92,6 @@ struct Snapshot {
   AllocatorSettingsRecord settings;
 };
 
-// Asks the kernel to back a large buffer with huge pages (where transparent huge pages are on
-// "madvise"), so filling it takes a page fault per 2 MiB instead of per 4 KiB. A hint only.
-void adviseHugePages(const void* data, size_t bytes);
-
 // Decodes a whole snapshot pickle. Throws DecodeError. Runs on a worker thread. `sizeHint` is
 // the pickle's size in bytes if known (0 if not); it only sizes buffers up front.
 Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint = 0);
