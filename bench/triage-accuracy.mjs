@@ -1,7 +1,8 @@
 // Prints triage accuracy on the labelled corpus (test/fixtures/logs) as the markdown tables of
-// docs/TRIAGE.md. Usage: node bench/triage-accuracy.mjs [train|holdout|blind|blind2|all] [--misses]
+// docs/TRIAGE.md. Usage: node bench/triage-accuracy.mjs [train|holdout|blind|blind2|blind3|all] [--misses]
 // holdout: set aside when the corpus was built; blind: collected after the engine was frozen;
-// blind2: a second batch collected after the fixes the first blind run prompted.
+// blind2: a second batch collected after the fixes the first blind run prompted; blind3: a third
+// batch (files 200-264) collected after those.
 import * as esbuild from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
