@@ -496,6 +496,8 @@ describe('Metal assertions and Ascend stream timeouts', () => {
     const buffer = "/AppleInternal/Library/BuildRoots/x/MPSCore/Utility/MPSCommandBufferImageCache.mm:1420: failed assertion `Failed to allocate private MTLBuffer for size 9964830976'";
     expect(triageText(buffer, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', platform: 'mps', catchable: false, requestedBytes: 9964830976 });
     expect(triageText("test.c:12: main: Assertion `x > 0' failed.", 'x').verdicts).toEqual([]);
+    const validation = "-[MTLDebugComputeCommandEncoder setBuffer:offset:atIndex:]:1290: failed assertion `Set Buffer Validation index(0) must be < 31'";
+    expect(triageText(validation, 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'mps', summary: expect.stringContaining('a Metal assertion failed') });
   });
 
   it("reads Ascend's stream synchronize timeout (507046) as a hang on the NPU, whichever line carries it", () => {

@@ -95,7 +95,8 @@ export class FindingSink {
       existing.rank ??= finding.rank;
       if (finding.rank !== undefined) existing.ranks.add(finding.rank);
       for (const e of evidence) if (existing.evidence.length < MAX_EVIDENCE && !existing.evidence.some((x) => x.line === e.line)) existing.evidence.push(e);
-      // A repeat printed with its own traceback (logging.exception prints the message, the traceback, then the message again) wins over a borrowed one.
+      // A repeat printed under its own traceback wins over a borrowed one (logging.exception
+      // prints the message, then the traceback, then the message again).
       if ((existing.frames.length === 0 || existing.framesFollowing) && finding.role !== 'timeout') {
         const traceback = tracebackOf(line);
         if (traceback.frames.length > 0 && (!traceback.framesFollowing || existing.frames.length === 0)) {

@@ -85,15 +85,26 @@ const metalAssertion: Signature = {
         fixes: [shrinkPeak('the buffer of the failing op'), splitMpsOp],
       };
     }
+    const what = assertion[1]!.replace(/^\[[^\]]*\]\s*/, '').trim();
+    if (/NDArray|INT_MAX|2\*\*32/.test(what)) {
+      return {
+        ...common,
+        kind: 'not-oom',
+        summary: `Not an OOM: an MPS limit on a single array (${what})`,
+        explanation:
+          'MPS refuses arrays past its own limits (more than 2**32 bytes in one NDArray, a dimension over INT_MAX) with an assertion that aborts the process. ' +
+          'Free memory does not matter: the op must work on smaller pieces.',
+        numbers: {},
+        fixes: [splitMpsOp],
+      };
+    }
     return {
       ...common,
       kind: 'not-oom',
-      summary: `Not an OOM: an MPS limit on a single array (${assertion[1]!.replace(/^\[[^\]]*\]\s*/, '').trim()})`,
-      explanation:
-        'MPS refuses arrays past its own limits (more than 2**32 bytes in one NDArray, a dimension over INT_MAX) with an assertion that aborts the process. ' +
-        'Free memory does not matter: the op must work on smaller pieces.',
+      summary: `Not an OOM: a Metal assertion failed (${what})`,
+      explanation: 'Metal stopped the process on a call it considers invalid (an MPS kernel bug or an unsupported op); memory is not what ran out.',
       numbers: {},
-      fixes: [splitMpsOp],
+      fixes: [{ id: 'mps-cpu-op', title: 'Run the failing op on the CPU (move its inputs with .cpu()) and report the op to PyTorch', rationale: 'The assertion is in Metal\'s validation of one call, so avoiding that call on MPS is the workaround.' }],
     };
   },
 };
