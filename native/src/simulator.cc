@@ -71,8 +71,17 @@ void DeviceSimulator::deleteBlock(uint32_t b) {
 
 void DeviceSimulator::insertIntoBlocks(uint32_t b) {
   Pool& pool = poolOf(blocks_[b]);
-  blocks_[b].gcCountBase = pool.getFreeBlocksCallCount;
-  pool.blocks.insert(keyOf(b));
+  Block& block = blocks_[b];
+  block.gcCountBase = pool.getFreeBlocksCallCount;
+  block.freeSetNode = pool.blocks.insert(keyOf(b)).first;
+  block.inFreeSet = true;
+}
+
+void DeviceSimulator::eraseFromBlocks(uint32_t b) {
+  Block& block = blocks_[b];
+  if (!block.inFreeSet) return;
+  poolOf(block).blocks.erase(block.freeSetNode);
+  block.inFreeSet = false;
 }
 
 void DeviceSimulator::addReserved(uint64_t bytes) {
@@ -129,6 +138,7 @@ bool DeviceSimulator::getFreeBlock(Params& p) {
   if (p.size >= settings_.maxSplitSize && candidate >= p.size + settings_.maxNonSplitRoundingSize) return false;
   p.block = it->id;
   pool.blocks.erase(it);
+  blocks_[p.block].inFreeSet = false;
   return true;
 }
 
@@ -226,7 +236,7 @@ void DeviceSimulator::releaseBlock(uint32_t b) {
   stats_.reservedBytes -= block.size;
   if (segmentLog_ != nullptr) segmentLog_->push_back({false, block.size});
   stats_.segments -= 1;
-  poolOf(block).blocks.erase(keyOf(b));
+  eraseFromBlocks(b);
   deleteBlock(b);
 }
 
@@ -348,7 +358,7 @@ uint64_t DeviceSimulator::tryMerge(uint32_t dst, uint32_t src) {
   // Erase before the size changes: the sets order blocks by it.
   Pool& pool = poolOf(s);
   if (s.mapped) {
-    pool.blocks.erase(keyOf(src));
+    eraseFromBlocks(src);
   } else {
     pool.unmapped.erase(keyOf(src));
   }
@@ -438,7 +448,7 @@ uint32_t DeviceSimulator::tryAllocateExpandableBlock(uint64_t stream, Pool& pool
     if (!mapBlock(next, std::min(remaining, blocks_[next].size))) return kNil;
     candidate = next;
   }
-  pool.blocks.erase(keyOf(candidate));
+  eraseFromBlocks(candidate);
   return candidate;
 }
 
@@ -451,7 +461,7 @@ void DeviceSimulator::unmapBlock(uint32_t b) {
   const uint64_t unmappedPtr = es.base + begin * es.pageSize;
   const uint64_t unmappedSize = (end - begin) * es.pageSize;
   Pool& pool = poolOf(blocks_[b]);
-  pool.blocks.erase(keyOf(b));
+  eraseFromBlocks(b);
   const uint64_t beforeSize = unmappedPtr - blocks_[b].ptr;
   if (beforeSize > 0) {
     const uint32_t before = newBlock();

@@ -93,22 +93,6 @@ class DeviceSimulator {
   static uint64_t roundSize(const AllocatorSettings& settings, uint64_t size);
 
  private:
-  struct Block {
-    uint64_t ptr = 0;
-    uint64_t size = 0;
-    uint64_t requested = 0;
-    uint64_t stream = 0;
-    int64_t gcCountBase = 0;
-    uint32_t prev = kNil;
-    uint32_t next = kNil;
-    uint32_t owner = kNil;
-    int32_t segment = -1;  // Expandable segment index, or -1 for a cudaMalloc'd segment.
-    bool small = false;
-    bool allocated = false;
-    bool pending = false;  // free_requested seen, free_completed not yet.
-    bool mapped = true;
-    bool live = false;
-  };
   // Free-list entries carry their sort key inline, so a best-fit search touches only the tree.
   struct Key {
     uint64_t stream;
@@ -131,10 +115,30 @@ class DeviceSimulator {
       return x.id < y.id;
     }
   };
+  using FreeSet = std::set<Key, BySize, PoolAllocator<Key>>;
+  struct Block {
+    uint64_t ptr = 0;
+    uint64_t size = 0;
+    uint64_t requested = 0;
+    uint64_t stream = 0;
+    int64_t gcCountBase = 0;
+    uint32_t prev = kNil;
+    uint32_t next = kNil;
+    uint32_t owner = kNil;
+    int32_t segment = -1;  // Expandable segment index, or -1 for a cudaMalloc'd segment.
+    bool small = false;
+    bool allocated = false;
+    bool pending = false;  // free_requested seen, free_completed not yet.
+    bool mapped = true;
+    bool live = false;
+    // Where the block sits in its pool's free set, so taking it out needs no search.
+    bool inFreeSet = false;
+    FreeSet::iterator freeSetNode;
+  };
   struct Pool {
     Pool(bool isSmall, NodePool* nodes)
         : blocks(BySize{}, PoolAllocator<Key>(nodes)), unmapped(ByAddress{}, PoolAllocator<Key>(nodes)), small(isSmall) {}
-    std::set<Key, BySize, PoolAllocator<Key>> blocks;       // Free, mapped blocks.
+    FreeSet blocks;                                         // Free, mapped blocks.
     std::set<Key, ByAddress, PoolAllocator<Key>> unmapped;  // Unmapped ranges of expandable segments.
     bool small;
     int64_t getFreeBlocksCallCount = 0;
@@ -157,6 +161,7 @@ class DeviceSimulator {
   void deleteBlock(uint32_t b);
   Pool& poolOf(const Block& b) { return b.small ? small_ : large_; }
   void insertIntoBlocks(uint32_t b);
+  void eraseFromBlocks(uint32_t b);
   static Key searchKey(uint64_t stream, uint64_t size, uint64_t ptr) { return Key{stream, size, ptr, 0}; }
   Key keyOf(uint32_t b) const { return Key{blocks_[b].stream, blocks_[b].size, blocks_[b].ptr, b}; }
   bool gcEnabled() const { return capacity_ != 0 && settings_.gcThreshold > 0.0; }
