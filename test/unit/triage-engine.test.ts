@@ -589,3 +589,56 @@ describe("zsh's and macOS's kill reports", () => {
     expect(triageText('INFO worker killed  by the scheduler after the deadline', 'x').verdicts).toEqual([]);
   });
 });
+
+describe('ranks and tracebacks in other shapes (blind4)', () => {
+  it("takes the rank from vLLM's worker prefix when it prints one, and none from process prefixes without it", () => {
+    expect(triageText(`(VllmWorker rank=1 pid=2978) ERROR 03-19 07:27:53 [multiproc_executor.py:375] ${OOM_22}`, 'x').verdicts[0]).toMatchObject({ rank: 1, device: 3 });
+    for (const prefix of ['(EngineCore_0 pid=51)', '(Worker_TP1 pid=99)', '(RayWorkerWrapper pid=4009)']) {
+      expect(triageText(`${prefix} ERROR 03-19 07:27:53 [x.py:1] ${OOM_22}`, 'x').verdicts[0]!.rank).toBeUndefined();
+    }
+  });
+
+  it("gives a message without a rank prefix the rank of the traceback printed right after it, and says so", () => {
+    const log = [OOM_22, ...TRACEBACK.map((l) => `[rank0]: ${l}`)].join('\n');
+    const v = triageText(log, 'x').verdicts[0]!;
+    expect(v).toMatchObject({ rank: 0, userFrames: [{ line: 61 }, { line: 88 }] });
+    expect(v.explanation).toContain("The frames and the rank are from rank 0's traceback");
+  });
+
+  it('reads frames whose code lines lost their indentation', () => {
+    const log = ['File "/w/pretrain_gpt.py", line 130, in get_batch_pipe', 'mask = build_masks(', 'File "/w/megatron/utils.py", line 180, in build_masks', 'mask = torch.tril(torch.ones(', OOM_22].join('\n');
+    expect(triageText(log, 'x').verdicts[0]!.userFrames.map((f) => `${f.file}:${f.line}`)).toEqual(['/w/megatron/utils.py:180', '/w/pretrain_gpt.py:130']);
+  });
+
+  it("names the TPU of torch_xla's \"Exception in device=TPU:6\" line and joins it to the same OOM printed without a device", () => {
+    const hbm = 'RESOURCE_EXHAUSTED: Attempting to reserve 10.51G at the bottom of memory. That was not possible. There are 8.97G free, 0B reserved, and 8.97G reservable.';
+    const log = [
+      `2023-03-23 02:02:25.057202: E tensorflow/compiler/xla/xla_client/xla_util.cc:90]   OP_REQUIRES failed at tpu_execute_op.cc:266 : ${hbm}`,
+      'Exception in device=TPU:6: RESOURCE_EXHAUSTED: From /job:localservice/replica:0/task:0:',
+      '2 root error(s) found.',
+      `  (0) ${hbm}`,
+    ].join('\n');
+    const verdicts = triageText(log, 'x').verdicts;
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', device: 6, requestedBytes: Math.round(10.51 * GiB), freeBytes: Math.round(8.97 * GiB) });
+  });
+
+  it('takes the user frames of the traceback chained after the failure (direct cause, or during handling)', () => {
+    for (const marker of ['The above exception was the direct cause of the following exception:', 'During handling of the above exception, another exception occurred:']) {
+      const log = [
+        'Traceback (most recent call last):',
+        '  File "/venv/lib/python3.8/site-packages/torch/utils/data/dataloader.py", line 1133, in _try_get_data',
+        '    data = self._data_queue.get(timeout=timeout)',
+        'RuntimeError: DataLoader worker (pid 1817) is killed by signal: Killed. ',
+        '',
+        marker,
+        '',
+        'Traceback (most recent call last):',
+        '  File "train_meta.py", line 131, in <module>',
+        '    val_loader=[x for x in val_loader]',
+        '  File "/venv/lib/python3.8/site-packages/torch/utils/data/dataloader.py", line 634, in __next__',
+      ].join('\n');
+      expect(triageText(log, 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', userFrames: [{ file: 'train_meta.py', line: 131 }] });
+    }
+  });
+});

@@ -12,7 +12,7 @@
  * joining a megabyte chunk to the history makes V8 copy both on every chunk.
  */
 import type { SourceFrame } from '../protocol';
-import { framesOf, isNotebookLine, isTracebackBody, isTracebackHeader, withoutCiTimestamp } from './frames';
+import { framesOf, isChainMarker, isNotebookLine, isTracebackBody, isTracebackHeader, parseFrameLine, withoutCiTimestamp } from './frames';
 import { splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES } from './signatures';
 import type { FollowingTraceback, LineView, Signature } from './signatures/types';
@@ -339,14 +339,20 @@ export class TriageEngine {
 }
 
 /**
- * The body lines of a traceback, walking from line `first` to `last` of `lineAt` (upwards or
- * downwards, whichever way `lineAt` counts): frames and the lines between them, without CI
- * timestamps, skipping other ranks' lines, up to the traceback's header or its exception line. A
- * blank line belongs to the body only next to a notebook line (IPython spaces its frames).
+ * The body lines of a traceback, walking from line `first` to `last` of `lineAt` (`upward` when it
+ * counts towards the start of the log): frames and the lines between them, without CI timestamps,
+ * skipping other ranks' lines, up to the traceback's header or its exception line. A blank line
+ * belongs to the body only next to a notebook line (IPython spaces its frames). The line printed
+ * right after a frame is its code line even without its indentation, which pasting into an issue
+ * often strips.
  */
-function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: number, last: number, rank: number | undefined): string[] {
+function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: number, last: number, rank: number | undefined, upward: boolean): string[] {
   const body: string[] = [];
   const sameRank = (line: RankedLine): boolean => line.rank === undefined || rank === undefined || line.rank === rank;
+  const printedAfterFrame = (k: number): boolean => {
+    const before = lineAt(upward ? k + 1 : k - 1);
+    return before !== undefined && parseFrameLine(withoutCiTimestamp(before.content)) !== undefined;
+  };
   for (let k = first; k <= last; k++) {
     const line = lineAt(k);
     if (line === undefined) break;
@@ -359,7 +365,7 @@ function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: num
       if (neighbour !== undefined && isNotebookLine(withoutCiTimestamp(neighbour.content))) continue;
       break;
     }
-    if (!isTracebackBody(content)) break;
+    if (!isTracebackBody(content) && !printedAfterFrame(k)) break;
     body.push(content);
   }
   return body;
@@ -430,7 +436,24 @@ class PieceLineView implements LineView {
       const raw = this.previousRaw(k);
       return raw === undefined ? undefined : splitRank(raw);
     };
-    return framesOf(tracebackBody(above, 1, FRAME_LOOKBACK_LINES, this.rank).reverse());
+    return framesOf(tracebackBody(above, 1, FRAME_LOOKBACK_LINES, this.rank, true).reverse());
+  }
+
+  chainedTraceback(): SourceFrame[] {
+    const below = (k: number): RankedLine | undefined => {
+      const raw = this.nextRaw(k);
+      return raw === undefined ? undefined : splitRank(raw);
+    };
+    let k = 1;
+    const skipBlank = (): void => {
+      while (k <= LOOKAHEAD_LINES && below(k)?.content.trim() === '') k++;
+    };
+    skipBlank();
+    if (!isChainMarker(below(k)?.content ?? '')) return [];
+    k++;
+    skipBlank();
+    if (!isTracebackHeader(below(k)?.content ?? '')) return [];
+    return framesOf(tracebackBody(below, k + 1, LOOKAHEAD_LINES, this.rank, false));
   }
 
   /**
@@ -456,7 +479,7 @@ class PieceLineView implements LineView {
       header ??= { k, rank: line.rank };
     }
     if (!header) return undefined;
-    const frames = framesOf(tracebackBody(below, header.k + 1, LOOKAHEAD_LINES, header.rank));
+    const frames = framesOf(tracebackBody(below, header.k + 1, LOOKAHEAD_LINES, header.rank, false));
     return frames.length > 0 ? { frames, ...(header.rank !== undefined && { rank: header.rank }) } : undefined;
   }
 }

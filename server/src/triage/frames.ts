@@ -61,6 +61,13 @@ export function parseFrameLine(line: string): SourceFrame | undefined {
   return undefined;
 }
 
+/** What CPython prints between an exception's traceback and the one of the exception it led to. */
+const CHAIN_MARKER = /The above exception was the direct cause of the following exception:|During handling of the above exception, another exception occurred:/;
+
+export function isChainMarker(line: string): boolean {
+  return CHAIN_MARKER.test(line);
+}
+
 export function isTracebackHeader(line: string): boolean {
   return TRACEBACK_HEADER.test(line);
 }

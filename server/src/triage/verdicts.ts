@@ -37,10 +37,16 @@ interface Group {
   occurrences: number;
 }
 
-/** The failure's own traceback, printed before it; when it has none, the one printed right after it. */
+/**
+ * The failure's own traceback, printed before it, with the traceback chained after it ("The above
+ * exception was the direct cause of…", "During handling of the above exception…") in front: the
+ * chained one holds the frames that were running when the first exception arrived, often the only
+ * user code there is (a DataLoader worker's death surfacing in the training loop). When the failure
+ * has no traceback before it, the one printed right after it.
+ */
 function tracebackOf(line: LineView): Pick<Group, 'frames' | 'framesFollowing'> {
   const own = line.frames();
-  if (own.length > 0) return { frames: own };
+  if (own.length > 0) return { frames: [...line.chainedTraceback(), ...own] };
   const following = line.followingTraceback();
   if (!following) return { frames: [] };
   return { frames: following.frames, framesFollowing: following.rank !== undefined ? { rank: following.rank } : {} };
@@ -49,6 +55,11 @@ function tracebackOf(line: LineView): Pick<Group, 'frames' | 'framesFollowing'> 
 function evidenceLine(line: number, text: string): Evidence {
   const trimmed = text.trim();
   return { line, text: trimmed.length > MAX_EVIDENCE_TEXT ? `${trimmed.slice(0, MAX_EVIDENCE_TEXT - 3)}...` : trimmed };
+}
+
+/** A failure's key without its device, for repeats of one message that name the device only sometimes. */
+function devicelessKey(f: Finding): string | undefined {
+  return f.role === 'failure' && typeof f.facts?.group !== 'string' ? JSON.stringify([f.signature, f.rank, f.numbers]) : undefined;
 }
 
 function groupKey(f: Finding): string {
@@ -70,6 +81,8 @@ function groupKey(f: Finding): string {
 /** Collects findings while the engine scans; memory stays bounded by distinct failures. */
 export class FindingSink {
   private readonly groups = new Map<string, Group>();
+  /** The first group of each deviceless key (see devicelessKey). */
+  private readonly byDevicelessKey = new Map<string, Group>();
   private dropped = 0;
   /** Lines that an earlier finding said print the rest of it, by line number. */
   private readonly claimedLines = new Map<number, Group>();
@@ -87,7 +100,7 @@ export class FindingSink {
       const text = line.next(k);
       if (text !== undefined) evidence.push(evidenceLine(line.lineNumber + k, text));
     }
-    const existing = this.groups.get(key);
+    const existing = this.groups.get(key) ?? this.sameFailureOtherwiseNamed(finding);
     if (existing) {
       existing.occurrences++;
       for (const field of NUMBER_FIELDS) if (existing.numbers[field] === undefined && finding.numbers[field] !== undefined) existing.numbers[field] = finding.numbers[field];
@@ -123,7 +136,19 @@ export class FindingSink {
       occurrences: 1,
     };
     this.groups.set(key, group);
+    const deviceless = devicelessKey(finding);
+    if (deviceless !== undefined && !this.byDevicelessKey.has(deviceless)) this.byDevicelessKey.set(deviceless, group);
     for (const k of finding.absorbsLines ?? []) this.claimedLines.set(line.lineNumber + k, group);
+  }
+
+  /**
+   * The group of the same failure printed once with its device and once without (torch_xla's
+   * glog lines name no device, its "Exception in device=TPU:6:" line does), if there is one.
+   */
+  private sameFailureOtherwiseNamed(finding: Finding): Group | undefined {
+    const deviceless = devicelessKey(finding);
+    const group = deviceless !== undefined ? this.byDevicelessKey.get(deviceless) : undefined;
+    return group && (group.device === undefined || finding.device === undefined) ? group : undefined;
   }
 
   /** Failures that were not kept because the log had more than MAX_GROUPS distinct ones. */
@@ -189,6 +214,11 @@ function absorb(into: Group, from: Group): void {
   into.rank ??= from.rank;
 }
 
+/** The group's rank; a message without a rank prefix, followed by a rank's traceback, is that rank's. */
+function rankOf(g: Group): number | undefined {
+  return g.rank ?? g.framesFollowing?.rank;
+}
+
 function toVerdict(g: Group, root: Group | undefined, causedBy: number | undefined): Verdict {
   const f = g.finding;
   let platform: Platform = f.platform;
@@ -203,18 +233,21 @@ function toVerdict(g: Group, root: Group | undefined, causedBy: number | undefin
     explanation += ` Ranks reporting it: ${ranks.join(', ')}.`;
   }
   if (root) {
-    const where = root.rank !== undefined ? ` on rank ${root.rank}` : '';
+    const rootRank = rankOf(root);
+    const where = rootRank !== undefined ? ` on rank ${rootRank}` : '';
     explanation += ` Here it follows the ${root.finding.kind} failure${where} (line ${root.evidence[0]?.line ?? '?'}): ${root.finding.summary}.`;
     if (MEMORY_KINDS.has(root.finding.kind) && f.kind === 'hang') fixes = [agreeOnFailure, ...fixes.filter((x) => x.id !== agreeOnFailure.id)];
   }
   if (g.occurrences > 1 && f.role === 'failure') explanation += ` Printed ${g.occurrences} times.`;
   const ownFrames = userFrames(g.frames);
   if (g.framesFollowing && ownFrames.length > 0) {
-    const other = g.framesFollowing.rank !== undefined && g.framesFollowing.rank !== g.rank ? g.framesFollowing.rank : undefined;
+    const whose = g.framesFollowing.rank;
     explanation +=
-      other !== undefined
-        ? ` The frames are from rank ${other}'s traceback, printed right after this message; this rank's own traceback is not in the log.`
-        : ' The frames are from the traceback printed right after this message.';
+      whose === undefined || whose === g.rank
+        ? ' The frames are from the traceback printed right after this message.'
+        : g.rank === undefined
+          ? ` The frames and the rank are from rank ${whose}'s traceback, printed right after this message.`
+          : ` The frames are from rank ${whose}'s traceback, printed right after this message; this rank's own traceback is not in the log.`;
   }
   const verdict: Verdict = {
     kind: f.kind,
@@ -227,7 +260,8 @@ function toVerdict(g: Group, root: Group | undefined, causedBy: number | undefin
     evidence: g.evidence,
   };
   if (g.device !== undefined) verdict.device = g.device;
-  if (g.rank !== undefined) verdict.rank = g.rank;
+  const rank = rankOf(g);
+  if (rank !== undefined) verdict.rank = rank;
   for (const field of NUMBER_FIELDS) {
     const value = g.numbers[field];
     if (value !== undefined) verdict[field] = value;

@@ -83,6 +83,11 @@ export interface LineView {
   previousRank(k: number): number | undefined;
   /** The Python frames of the traceback printed just before this line, outermost first. */
   frames(): SourceFrame[];
+  /**
+   * The frames of the traceback chained after this exception line ("The above exception was the
+   * direct cause of the following exception:"), outermost first; empty when none follows.
+   */
+  chainedTraceback(): SourceFrame[];
   /** The traceback that starts in the lines after this one, for messages printed before their traceback. */
   followingTraceback(): FollowingTraceback | undefined;
 }

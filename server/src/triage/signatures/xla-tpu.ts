@@ -24,6 +24,13 @@ const HBM_ATTEMPT = new RegExp(String.raw`Attempting to (allocate|reserve) ${SIZ
  */
 const FATAL = /^(?:\S+ \S+: F |F\d{4} )|Attempting to fetch value instead of handling error/;
 const REQUEST = /Failed to allocate request for [^(]*\((\d+)B\)(?: on device ordinal (\d+))?/;
+/**
+ * The device an XLA status names: torch_xla's xmp.spawn prints "Exception in device=TPU:6: <status>",
+ * TensorFlow-style device names end in "device:TPU:0".
+ */
+const DEVICE = /\bdevice[=:](?:TPU|GPU):(\d+)/;
+/** XLA statuses that wrap others list them below: "2 root error(s) found." then "(0) RESOURCE_EXHAUSTED: ...". */
+const ROOT_ERRORS = /^\s*\d+ root error\(s\) found/;
 const COMPILE = new RegExp(String.raw`Ran out of memory in memory space (\w+)\. Used ${SIZE} of ${SIZE}`);
 
 const remat = {
@@ -48,10 +55,13 @@ const resourceExhausted: Signature = {
   platform: 'xla-tpu',
   needles: ['RESOURCE_EXHAUSTED', 'Resource exhausted: Out of memory', 'Ran out of memory in memory space'],
   match(line) {
-    const c = line.content;
-    if (c.includes('OOM when allocating tensor')) return undefined;
+    if (line.content.includes('OOM when allocating tensor')) return undefined;
+    // A wrapping status ("From /job:localservice/replica:0/task:0:") says what ran out in its first root error.
+    const wraps = ROOT_ERRORS.test(line.next(1) ?? '');
+    const c = wraps ? `${line.content}\n${line.next(2) ?? ''}` : line.content;
     const numbers: Finding['numbers'] = {};
-    let device: number | undefined;
+    const named = DEVICE.exec(line.content);
+    let device = named ? Number(named[1]) : undefined;
     let summary: string;
     let explanation: string;
     const fixes = [remat, shard];
@@ -60,7 +70,7 @@ const resourceExhausted: Signature = {
     const request = REQUEST.exec(c);
     // "Error loading program 'jit_train_step':" can end the line, with the sizes on the next one.
     const hbm = HBM_ATTEMPT.exec(c) ?? HBM_ATTEMPT.exec(line.next(1) ?? '');
-    const fatal = FATAL.test(c);
+    const fatal = FATAL.test(line.content);
     if (compile) {
       const used = toBytes(compile[2]!, compile[3]!);
       const capacity = toBytes(compile[4]!, compile[5]!);
@@ -113,7 +123,7 @@ const resourceExhausted: Signature = {
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers,
       fixes: [...fixes, shrinkPeak()],
-      extraLines: [1, 2].filter((k) => /Exceeded \w+ capacity|BufferAssignment OOM|That was not possible/.test(line.next(k) ?? '')),
+      extraLines: wraps ? [1, 2] : [1, 2].filter((k) => /Exceeded \w+ capacity|BufferAssignment OOM|That was not possible/.test(line.next(k) ?? '')),
     };
   },
 };
