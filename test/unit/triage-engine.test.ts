@@ -510,6 +510,24 @@ describe('Metal assertions and Ascend stream timeouts', () => {
     }
     expect(triageText('[rank7]: RuntimeError: NPU function error: aclrtSynchronizeDevice, error code is 507046', 'x').verdicts[0]!.rank).toBe(7);
   });
+
+  it("reads Ascend's other timeouts and HCCL's notify-wait and socket timeouts as one hang on the NPU", () => {
+    const log = [
+      'npuSynchronizeDevice:/w/torch_npu/csrc/core/npu/NPUStream.cpp:370 NPU error, error code is 107020.',
+      'EI0002: The wait execution of the Notify register times out. Reason: The Notify register has not received the Notify record from remote rank [4294967295].',
+    ].join('\n');
+    const verdicts = triageText(log, 'x').verdicts;
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]).toMatchObject({ kind: 'hang', platform: 'npu', catchable: false, evidence: [{ line: 1 }, { line: 2 }] });
+    for (const line of [
+      'RuntimeError: npuSynchronizeDevice:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:479 NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507048',
+      'EI0002: [PID: 198748] 2025-03-26-13:49:01.670.614 The wait execution of the Notify register times out. Reason: The Notify register has not received the Notify record from remote rank: [unknown].',
+      '[rank1]: EI0006: [PID: 1292363] 2025-04-08-18:07:20.444.436 Getting socket times out. Reason: Remote Rank did not send the data in time.',
+    ]) {
+      expect(triageText(line, 'x').verdicts[0]).toMatchObject({ kind: 'hang', platform: 'npu' });
+    }
+    expect(triageText('aclrtMemcpy failed, error code is 507033', 'x').verdicts).toEqual([]);
+  });
 });
 
 describe('tracebacks in other shapes', () => {

@@ -47,13 +47,14 @@ const ANSI = /\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
  * needles. `[A-Z]{2,}_[A-Z]` stands for the status constants (CUDNN_STATUS_..., RESOURCE_EXHAUSTED,
  * HSA_STATUS_ERROR_OUT_OF_RESOURCES, DRAM_SHARED, PT_DEVMEM, OUT_OF_MEMORY). An alternative that
  * starts with a digit (Ascend's 507046) costs more than all the others together, because digits
- * are everywhere in logs, so codes hang off a word ("code is 507046"); a character class first
+ * are everywhere in logs, so codes hang off a word ("code is 507046") or a letter prefix ("EI0002"),
+ * and new codes extend an existing alternative rather than adding one; a character class first
  * (`[Kk]illed`) doubles the scan time where two plain alternatives cost nothing measurable.
  */
 export const ANCHORS: readonly string[] = [
-  'emory', 'lloc', 'atchdog', '[A-Z]{2,}_[A-Z]', 'EL0004', 'borting', 'Heartbeat', 'lagging ranks', "didn't",
+  'emory', 'lloc', 'atchdog', '[A-Z]{2,}_[A-Z]', 'E(?:L0004|I000[26])', 'borting', 'Heartbeat', 'lagging ranks', "didn't",
   'NCCL (?:[eE]rror|operations)', 'ncclUnhandled', 'DistBackendError', 'terminate called', 'assert triggered', '[Aa]ssertion `',
-  'Killed', 'killed', 'oom[-_]kill', 'exitcode', 'SIGKILL', 'code(?::? 137| = -9| is 507046)', 'synStatus', 'hipError', '(?:CUDA|HIP) error',
+  'Killed', 'killed', 'oom[-_]kill', 'exitcode', 'SIGKILL', 'code(?::? 137| = -9| is (?:50704[678]|107020))', 'synStatus', 'hipError', '(?:CUDA|HIP) error',
   'ync(?:hronize)? timeout',
 ];
 

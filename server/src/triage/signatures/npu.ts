@@ -2,7 +2,7 @@
  * NPUs: Ascend torch_npu's caching allocator ("NPU out of memory. Tried to allocate ... (NPU 3; ...
  * current active; ...)", and CANN's EL0004), and FuriosaAI RNGD's allocator (seed 003: "failed to
  * allocate N bytes on DRAM_SHARED" with "capacity: 0", a race on a process-global memory-type flag),
- * and Ascend's stream-synchronize timeout (a hang).
+ * and Ascend's runtime and HCCL timeouts (hangs).
  */
 import { formatBytes } from '../../format';
 import { agreeOnFailure, findTheRootRank, processWideLock, shrinkPeak } from '../fixes';
@@ -86,38 +86,65 @@ const rngd: Signature = {
 };
 
 /**
- * Ascend's stream-synchronize timeout, its analogue of the NCCL watchdog: work queued on a stream
- * (usually an HCCL collective waiting for a rank that never arrived) did not finish in time.
- * Printed as ACL error 507046 (ACL_ERROR_RT_STREAM_SYNC_TIMEOUT: "NPU function error:
- * aclrtSynchronizeDevice, error code is 507046", "NPU warning, error code is 507046"), CANN's
- * "EE1002: Stream synchronize timeout" and the runtime's "reason=[stream sync timeout]".
+ * Ascend's timeouts, its analogue of the NCCL watchdog: work queued on the device (usually an HCCL
+ * collective waiting for a rank that never arrived) did not finish in time. The runtime prints an
+ * ACL error code (acl_base.h: 507046 ACL_ERROR_RT_STREAM_SYNC_TIMEOUT, 507047 _EVENT_SYNC_TIMEOUT,
+ * 507048 _FFTS_PLUS_TIMEOUT, 107020 _TASK_TIMEOUT; "NPU function error: aclrtSynchronizeDevice,
+ * error code is 507046", "NPU error, error code is 107020"), CANN's "EE1002: Stream synchronize
+ * timeout" / "reason=[stream sync timeout]", and HCCL its own codes: EI0002, a Notify wait that
+ * timed out inside a collective (HCCL_EXEC_TIMEOUT), and EI0006, a socket that a peer never
+ * connected to (HCCL_CONNECT_TIMEOUT).
  */
-const streamSyncTimeout: Signature = {
-  id: 'ascend-stream-sync-timeout',
+const TIMEOUT_CODE = /error code is (?:50704[678]|107020)\b|ACL_ERROR_RT_(?:STREAM_SYNC|EVENT_SYNC|FFTS_PLUS|TASK)_TIMEOUT/;
+const STREAM_SYNC = /Stream synchronize timeout|stream sync timeout/;
+const HCCL_TIMEOUT = /\bEI000([26])\b/;
+
+const ascendTimeout: Signature = {
+  id: 'ascend-timeout',
   platform: 'npu',
-  needles: ['error code is 507046', 'Stream synchronize timeout', 'stream sync timeout', 'ACL_ERROR_RT_STREAM_SYNC_TIMEOUT'],
+  needles: [
+    'error code is 507046',
+    'error code is 507047',
+    'error code is 507048',
+    'error code is 107020',
+    'ACL_ERROR_RT_STREAM_SYNC_TIMEOUT',
+    'ACL_ERROR_RT_EVENT_SYNC_TIMEOUT',
+    'ACL_ERROR_RT_FFTS_PLUS_TIMEOUT',
+    'ACL_ERROR_RT_TASK_TIMEOUT',
+    'Stream synchronize timeout',
+    'stream sync timeout',
+    'EI0002',
+    'EI0006',
+  ],
   match(line) {
-    if (!/error code is 507046\b|Stream synchronize timeout|stream sync timeout|ACL_ERROR_RT_STREAM_SYNC_TIMEOUT/.test(line.content)) return undefined;
+    const hccl = HCCL_TIMEOUT.exec(line.content);
+    const code = TIMEOUT_CODE.exec(line.content);
+    if (!hccl && !code && !STREAM_SYNC.test(line.content)) return undefined;
     const rank = line.rank ?? inlineRank(line.content);
+    const what = hccl
+      ? hccl[1] === '2'
+        ? 'HCCL collective timed out waiting for a peer (EI0002, Notify wait)'
+        : 'HCCL could not connect to a peer in time (EI0006, socket timeout)'
+      : `Ascend ${code ? `runtime timeout (${code[0].replace('error code is ', '')})` : 'stream synchronize timeout'}: queued device work never finished`;
     return {
-      signature: 'ascend-stream-sync-timeout',
+      signature: 'ascend-timeout',
       role: 'timeout',
       kind: 'hang',
       platform: 'npu',
       catchable: false,
-      summary: 'Ascend stream synchronize timeout (507046): queued device work never finished',
+      summary: what,
       explanation:
-        'The NPU runtime waited for the work on a stream past its timeout. In distributed jobs it is an HCCL collective waiting for a rank that failed earlier, ' +
+        'The NPU runtime waited past its timeout. In distributed jobs it is an HCCL collective (or its connection) waiting for a rank that failed earlier, ' +
         'took another code path, or is still busy; a hung device does the same. The process cannot continue.',
       ...(rank !== undefined && { rank }),
       numbers: {},
       fixes: [
         findTheRootRank,
-        { id: 'ascend-plog', title: 'Read the device logs (plog under ~/ascend/log, ASCEND_GLOBAL_LOG_LEVEL=1) of every rank for the first error before the timeout', rationale: 'The runtime names the stream that timed out, not the task or rank that stopped it.', snippet: 'export ASCEND_GLOBAL_LOG_LEVEL=1' },
+        { id: 'ascend-plog', title: 'Read the device logs (plog under ~/ascend/log, ASCEND_GLOBAL_LOG_LEVEL=1) of every rank for the first error before the timeout', rationale: 'The runtime names the stream or collective that timed out, not the task or rank that stopped it.', snippet: 'export ASCEND_GLOBAL_LOG_LEVEL=1' },
         agreeOnFailure,
       ],
     };
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime, rngd, streamSyncTimeout];
+export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime, rngd, ascendTimeout];
