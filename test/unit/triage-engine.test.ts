@@ -660,3 +660,33 @@ describe('ranks and tracebacks in other shapes (blind4)', () => {
     }
   });
 });
+
+describe('llama.cpp/ggml on CUDA and ROCm', () => {
+  it("reads ggml's abort on a CUDA error in both formats as a runtime abort with the current device", () => {
+    const old = 'CUDA error 2 at /data/llama.cpp/ggml-cuda.cu:5509: out of memory\ncurrent device: 0\n';
+    expect(triageText(old, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false, device: 0, evidence: [{ line: 1 }, { line: 2 }] });
+    const rocm = [
+      'ROCm error: out of memory',
+      '  current device: 1, in function ggml_cuda_pool_malloc_vmm at /w/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:376',
+      '  cuMemCreate(&handle, reserve_size, &prop, 0)',
+      '/w/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:110: ROCm error',
+    ].join('\n');
+    const verdicts = triageText(rocm, 'x').verdicts;
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', device: 1, evidence: [{ line: 1 }, { line: 2 }, { line: 3 }, { line: 4 }] });
+    // PyTorch's "CUDA error: out of memory" has no "current device" line under it and stays catchable.
+    expect(triageText('RuntimeError: CUDA error: out of memory', 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', catchable: true });
+  });
+
+  it("reads ggml's failed buffer allocation as a catchable OOM with the exact size and the backend's platform", () => {
+    const log = [
+      'ggml_backend_cuda_buffer_type_alloc_buffer: allocating 14136.04 MiB on device 0: cudaMalloc failed: out of memory',
+      'ggml_gallocr_reserve_n: failed to allocate ROCm0 buffer of size 14822711296',
+      'graph_reserve: failed to allocate compute buffers',
+    ].join('\n');
+    const verdicts = triageText(log, 'x').verdicts;
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'rocm', device: 0, requestedBytes: 14822711296 });
+    expect(triageText('alloc_tensor_range: failed to allocate CUDA1 buffer of size 151851674624', 'x').verdicts[0]).toMatchObject({ platform: 'cuda', device: 1, requestedBytes: 151851674624 });
+  });
+});

@@ -2,7 +2,8 @@
  * NVIDIA CUDA: PyTorch's caching allocator (all eras), cudaMallocAsync, raw CUDA runtime errors,
  * cuBLAS/cuDNN workspace failures, TensorFlow's BFC allocator on a GPU, NCCL's own allocation
  * failures, the ProcessGroupNCCL watchdog (timeouts, heartbeat, desync report), and the crashes
- * that look like an OOM but are not one (illegal address, device-side assert, cuDNN not supported).
+ * that look like an OOM but are not one (illegal address, device-side assert, cuDNN not supported);
+ * and llama.cpp/ggml's CUDA backend (its aborts and its buffer allocations).
  */
 import { formatBytes } from '../../format';
 import {
@@ -112,6 +113,94 @@ const runtimeError: Signature = {
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers: size ? { requestedBytes: Number(size[1] ?? size[2]) } : {},
       fixes: [shrinkPeak(), { id: 'empty-cache', title: 'Release the cache before the failing call: torch.cuda.empty_cache()', rationale: 'Memory cached by PyTorch is not available to CUDA libraries and the driver.', snippet: 'torch.cuda.empty_cache()' }],
+    };
+  },
+};
+
+const ggmlFewerLayers: Fix = {
+  id: 'ggml-fewer-layers',
+  title: 'Offload fewer layers (-ngl), shrink the context (-c) or the micro-batch (-ub), or quantize the KV cache (--cache-type-k q8_0)',
+  rationale: 'The weights, the KV cache for the whole context and the compute buffers all live on the device; each of these shrinks one of them.',
+};
+
+/**
+ * llama.cpp/ggml's CUDA backend (hipified for ROCm) aborts on a failed CUDA call. Before 2024 it
+ * printed "CUDA error 2 at /path/ggml-cuda.cu:5509: out of memory" then "current device: 0"; since,
+ * "CUDA error: out of memory" (ROCm builds: "ROCm error:") then "  current device: 0, in function
+ * ggml_cuda_pool_malloc_vmm at /path/ggml-cuda.cu:8583", the failing call, and GGML_ASSERT or
+ * GGML_ABORT. The "current device" line is what tells ggml's abort from PyTorch's catchable error.
+ */
+const GGML_ERROR = /\b(CUDA|ROCm) error(?: \d+ at \S+:\d+)?: (.*)/;
+const GGML_DEVICE = /^\s*current device: (-?\d+)/;
+/** The lines ggml prints under the error: the device, the failing call, its assertion or abort. */
+const GGML_ERROR_TAIL = /^\s*current device:|^\s+\S|GGML_ASSERT|ggml-cuda\.cu:\d+: (?:CUDA|ROCm) error/;
+
+const ggmlAbort: Signature = {
+  id: 'ggml-cuda-abort',
+  platform: 'cuda',
+  needles: ['CUDA error', 'ROCm error: out of memory'],
+  match(line) {
+    const error = GGML_ERROR.exec(line.content);
+    const device = GGML_DEVICE.exec(line.next(1) ?? '');
+    if (!error || !device || !/out of memory/.test(error[2]!)) return undefined;
+    const extraLines: number[] = [];
+    for (let k = 1; k <= 4 && GGML_ERROR_TAIL.test(line.next(k) ?? ''); k++) extraLines.push(k);
+    const index = Number(device[1]);
+    return {
+      signature: 'ggml-cuda-abort',
+      role: 'failure',
+      kind: 'runtime-abort',
+      platform: error[1] === 'ROCm' ? 'rocm' : 'cuda',
+      catchable: false,
+      summary: `llama.cpp/ggml aborted: ${error[1]} out of memory` + (index >= 0 ? ` on device ${index}` : ''),
+      explanation:
+        `ggml checks every ${error[1]} call and aborts the process when one fails, so running out of device memory in the middle of a run (a pool or ` +
+        'compute buffer growing with the context or the batch) ends it without an error the caller could handle.',
+      ...(index >= 0 && { device: index }),
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [ggmlFewerLayers],
+      extraLines,
+    };
+  },
+};
+
+/**
+ * ggml failing to allocate a backend buffer: "ggml_backend_cuda_buffer_type_alloc_buffer: allocating
+ * 144817.04 MiB on device 0: cudaMalloc failed: out of memory", then "alloc_tensor_range: failed to
+ * allocate CUDA0 buffer of size 151851674624" (ROCm builds: "ROCm0 buffer"). The failure is returned
+ * to the caller: llama.cpp reports a model it cannot load or retries without pipeline parallelism.
+ */
+const GGML_ALLOC = new RegExp(String.raw`allocating ${SIZE} on device (\d+): cudaMalloc failed: out of memory`);
+const GGML_BUFFER = /failed to allocate (CUDA|ROCm)(\d+) buffer of size (\d+)/;
+
+const ggmlBuffer: Signature = {
+  id: 'ggml-buffer-alloc',
+  platform: 'cuda',
+  needles: ['cudaMalloc failed: out of memory', 'failed to allocate CUDA', 'failed to allocate ROCm'],
+  match(line) {
+    const alloc = GGML_ALLOC.exec(line.content);
+    // The exact size and the backend's name come on the line after the cudaMalloc failure, or alone.
+    const buffer = GGML_BUFFER.exec(alloc ? (line.next(1) ?? '') : line.content);
+    if (!alloc && !buffer) return undefined;
+    const requested = buffer ? Number(buffer[3]) : toBytes(alloc![1]!, alloc![2]!);
+    const device = Number(alloc ? alloc[3] : buffer![2]);
+    const backend = buffer?.[1] ?? 'CUDA';
+    return {
+      signature: 'ggml-buffer-alloc',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: backend === 'ROCm' ? 'rocm' : 'cuda',
+      catchable: true,
+      summary: `llama.cpp/ggml could not allocate a ${backend}${device} buffer` + (requested !== undefined ? ` of ${formatBytes(requested)}` : ''),
+      explanation:
+        'ggml allocates the weights, the KV cache and the compute buffers as a few large device buffers; this one did not fit in what the device had left. ' +
+        'The failure goes back to the caller, which reports it (a model or context it cannot create) or retries with less.',
+      device,
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: requested !== undefined ? { requestedBytes: requested } : {},
+      fixes: [ggmlFewerLayers],
+      ...(alloc && buffer && { extraLines: [1] }),
     };
   },
 };
@@ -522,6 +611,8 @@ export const signatures: readonly Signature[] = [
   mallocAsync,
   absurdRequest,
   cachingAllocator,
+  ggmlAbort,
+  ggmlBuffer,
   runtimeError,
   libraryAlloc,
   tensorflowGpu,
