@@ -690,3 +690,21 @@ describe('llama.cpp/ggml on CUDA and ROCm', () => {
     expect(triageText('alloc_tensor_range: failed to allocate CUDA1 buffer of size 151851674624', 'x').verdicts[0]).toMatchObject({ platform: 'cuda', device: 1, requestedBytes: 151851674624 });
   });
 });
+
+describe('the OutOfMemoryError type alone', () => {
+  it('reads an OutOfMemoryError whose message is cut or unknown as a catchable OOM on the platform its module names', () => {
+    const cases: [string, string][] = [
+      ['torch.OutOfMemoryError: Allocation on device ', 'cuda'],
+      ['torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB', 'cuda'],
+      ['cupy.cuda.memory.OutOfMemoryError: Out of memory allocating 1,073,741,824 bytes (allocated so far: 0 bytes).', 'cuda'],
+      ['torch.xpu.OutOfMemoryError: out of device memory', 'xpu'],
+      ['torch.mps.OutOfMemoryError: something new', 'mps'],
+      ['torch_npu.OutOfMemoryError: something new', 'npu'],
+    ];
+    for (const [line, platform] of cases) expect(triageText(`${TRACEBACK.join('\n')}\n${line}`, 'x').verdicts[0], line).toMatchObject({ kind: 'catchable-oom', platform, catchable: true, userFrames: [{ line: 61 }, { line: 88 }] });
+    expect(triageText('torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB', 'x').verdicts[0]!.requestedBytes).toBe(20 * 1024 ** 2);
+    for (const code of ['    except torch.cuda.OutOfMemoryError: return None', 'java.lang.OutOfMemoryError: Java heap space', '    raise torch.OutOfMemoryError: x']) {
+      expect(triageText(code, 'x').verdicts, code).toEqual([]);
+    }
+  });
+});

@@ -1,16 +1,18 @@
 /**
  * Every signature set, one file per platform. Order matters only where two sets could claim the
  * same line: the more specific set comes first (NPU/XPU/ROCm before the generic CUDA wording,
- * TensorFlow's GPU and CPU variants before XLA's RESOURCE_EXHAUSTED).
+ * TensorFlow's GPU and CPU variants before XLA's RESOURCE_EXHAUSTED). The OutOfMemoryError type
+ * alone comes last: it reads only what no platform's message signature claimed.
  */
 import { signatures as cpu } from './cpu';
 import { signatures as cuda } from './cuda';
 import { signatures as gaudi } from './gaudi';
 import { signatures as mps } from './mps';
 import { signatures as npu } from './npu';
+import { oomException } from './oomException';
 import { signatures as rocm } from './rocm';
 import type { Signature } from './types';
 import { signatures as xla } from './xla-tpu';
 import { signatures as xpu } from './xpu';
 
-export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ...gaudi, ...mps, ...cuda, ...cpu, ...xla];
+export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ...gaudi, ...mps, ...cuda, ...cpu, ...xla, oomException];

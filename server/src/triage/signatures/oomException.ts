@@ -1,0 +1,54 @@
+/**
+ * The exception type PyTorch and CuPy raise for a device out-of-memory, read on its own when the
+ * message after it is one no signature knows: cut off ("torch.OutOfMemoryError: Allocation on
+ * device "), or from an allocator Headroom has not seen. The type names the platform:
+ * torch.OutOfMemoryError and torch.cuda.OutOfMemoryError are the CUDA allocator's (ROCm builds
+ * raise them too, with a "HIP out of memory" message the ROCm signatures read first),
+ * torch.xpu/torch.mps/torch.npu (torch_npu) name theirs, cupy.cuda.memory.OutOfMemoryError is CUDA.
+ * Listed after every platform's signatures, so it only sees lines none of them claimed.
+ */
+import { formatBytes } from '../../format';
+import type { Platform } from '../../protocol';
+import { shrinkPeak } from '../fixes';
+import { SIZE, toBytes } from '../sizes';
+import type { Signature } from './types';
+
+/** `torch.cuda.OutOfMemoryError: <message>` as an exception line prints it (a message follows the colon). */
+const OOM_EXCEPTION = /\b((?:torch|torch_npu|cupy)(?:\.\w+)*)\.OutOfMemoryError: (?=\S)/;
+/** Code that names the type (`except torch.cuda.OutOfMemoryError: pass`) is not the exception. */
+const CODE = /\b(?:except|raise)\b/;
+const REQUESTED = new RegExp(String.raw`Tried to allocate ${SIZE}`);
+
+function platformOfModule(module: string): Platform {
+  if (/\bxpu\b/.test(module)) return 'xpu';
+  if (/\bmps\b/.test(module)) return 'mps';
+  if (/\bnpu\b|^torch_npu\b/.test(module)) return 'npu';
+  return 'cuda';
+}
+
+export const oomException: Signature = {
+  id: 'oom-exception',
+  platform: 'cuda',
+  needles: ['.OutOfMemoryError: '],
+  match(line) {
+    const m = OOM_EXCEPTION.exec(line.content);
+    if (!m || CODE.test(line.content.slice(0, m.index))) return undefined;
+    const requested = REQUESTED.exec(line.content);
+    const bytes = requested ? toBytes(requested[1]!, requested[2]!) : undefined;
+    const type = `${m[1]}.OutOfMemoryError`;
+    return {
+      signature: 'oom-exception',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: platformOfModule(m[1]!),
+      catchable: true,
+      summary: `${type}` + (bytes !== undefined ? `: ${formatBytes(bytes)} requested` : '') + ' (the message is cut off or not one Headroom reads)',
+      explanation:
+        `The program received ${type}, the exception its device allocator raises when a request does not fit; it could have caught it. ` +
+        'The message that would give the sizes is missing or unknown, so only the type is read.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: bytes !== undefined ? { requestedBytes: bytes } : {},
+      fixes: [shrinkPeak()],
+    };
+  },
+};
