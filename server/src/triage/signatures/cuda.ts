@@ -138,7 +138,8 @@ const GGML_ERROR_TAIL = /^\s*current device:|^\s+\S|GGML_ASSERT|ggml-cuda\.cu:\d
 const ggmlAbort: Signature = {
   id: 'ggml-cuda-abort',
   platform: 'cuda',
-  needles: ['CUDA error', 'ROCm error: out of memory'],
+  // Both formats end in "out of memory", already a needle: each needle costs on every candidate line.
+  needles: ['out of memory'],
   match(line) {
     const error = GGML_ERROR.exec(line.content);
     const device = GGML_DEVICE.exec(line.next(1) ?? '');
@@ -177,7 +178,7 @@ const GGML_BUFFER = /failed to allocate (CUDA|ROCm)(\d+) buffer of size (\d+)/;
 const ggmlBuffer: Signature = {
   id: 'ggml-buffer-alloc',
   platform: 'cuda',
-  needles: ['cudaMalloc failed: out of memory', 'failed to allocate CUDA', 'failed to allocate ROCm'],
+  needles: ['out of memory', 'failed to allocate'],
   match(line) {
     const alloc = GGML_ALLOC.exec(line.content);
     // The exact size and the backend's name come on the line after the cudaMalloc failure, or alone.

@@ -95,7 +95,7 @@ const rngd: Signature = {
  * timed out inside a collective (HCCL_EXEC_TIMEOUT), and EI0006, a socket that a peer never
  * connected to (HCCL_CONNECT_TIMEOUT).
  */
-const TIMEOUT_CODE = /error code is (?:50704[678]|107020)\b|ACL_ERROR_RT_(?:STREAM_SYNC|EVENT_SYNC|FFTS_PLUS|TASK)_TIMEOUT/;
+const TIMEOUT_CODE = /error code is (?:50704[678]|107020)\b|ACL_ERROR_RT_STREAM_SYNC_TIMEOUT/;
 const STREAM_SYNC = /Stream synchronize timeout|stream sync timeout/;
 const HCCL_TIMEOUT = /\bEI000([26])\b/;
 
@@ -108,9 +108,6 @@ const ascendTimeout: Signature = {
     'error code is 507048',
     'error code is 107020',
     'ACL_ERROR_RT_STREAM_SYNC_TIMEOUT',
-    'ACL_ERROR_RT_EVENT_SYNC_TIMEOUT',
-    'ACL_ERROR_RT_FFTS_PLUS_TIMEOUT',
-    'ACL_ERROR_RT_TASK_TIMEOUT',
     'Stream synchronize timeout',
     'stream sync timeout',
     'EI0002',
