@@ -29,7 +29,8 @@ function platformOfModule(module: string): Platform {
 export const oomException: Signature = {
   id: 'oom-exception',
   platform: 'cuda',
-  needles: ['.OutOfMemoryError: '],
+  // Not ".OutOfMemoryError": a needle that starts with a character as common as "." slows the needle check of every candidate line.
+  needles: ['OutOfMemoryError: '],
   match(line) {
     const m = OOM_EXCEPTION.exec(line.content);
     if (!m || CODE.test(line.content.slice(0, m.index))) return undefined;
