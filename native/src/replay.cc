@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
+#include "buffers.h"
 #include "simulator.h"
 
 namespace headroom {
@@ -87,13 +89,27 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
     plan.begin = std::min(snapshot.devices[d].begin + firstEvent, snapshot.devices[d].end);
     plan.end = snapshot.devices[d].end;
     const uint32_t n = plan.end - plan.begin;
-    plan.op.assign(n, PlanOp::None);
-    plan.request.assign(n, kNil);
     // About half of a trace's entries are requests (an alloc for each free_completed).
+    plan.op.reserve(n);
+    plan.request.reserve(n);
     plan.requestSize.reserve(n / 2 + 1);
     plan.requestStream.reserve(n / 2 + 1);
     plan.requestEvent.reserve(n / 2 + 1);
     plan.requestStack.reserve(n / 2 + 1);
+    // On long traces the plan's columns are faulted in on another core while pairing fills them.
+    std::unique_ptr<Prefaulter> prefaulter;
+    if (n >= (1u << 20)) {
+      prefaulter = std::make_unique<Prefaulter>(
+          std::vector<Prefaulter::Buffer>{
+              {plan.op.data(), n * sizeof(PlanOp), sizeof(PlanOp)},
+              {plan.request.data(), n * sizeof(uint32_t), sizeof(uint32_t)},
+              {plan.requestSize.data(), (n / 2 + 1) * sizeof(uint64_t), sizeof(uint64_t) / 2},
+              {plan.requestStream.data(), (n / 2 + 1) * sizeof(uint64_t), sizeof(uint64_t) / 2},
+              {plan.requestEvent.data(), (n / 2 + 1) * sizeof(uint32_t), sizeof(uint32_t) / 2},
+              {plan.requestStack.data(), (n / 2 + 1) * sizeof(uint32_t), sizeof(uint32_t) / 2},
+          },
+          size_t{1} << 20);
+    }
     AddressMap live;  // Trace address -> request.
     std::vector<bool> requested;
     // Blocks in use at the first replayed entry become requests of their own, so that the frees
@@ -121,6 +137,9 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t e = plan.begin + i;
       const uint32_t action = ev.action[e];
+      plan.op.push_back(PlanOp::None);
+      plan.request.push_back(kNil);
+      if (prefaulter != nullptr && (i & 0xfff) == 0) prefaulter->progress(i);
       switch (action) {
         case kAlloc:
         case kOom: {
