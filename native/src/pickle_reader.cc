@@ -359,7 +359,10 @@ bool PickleReader::tryFlatDict() {
   if (!readFlatItems(c, SETITEMS, 0)) return bail();
   in.advance(static_cast<size_t>(c.p - start));
   // Committed: from here on this is what the general path would have done.
-  for (Value& v : items) v = adopt(v);
+  for (Value& v : items) {
+    // Scalars and strings pass through adopt unchanged; skip the call for them.
+    if (v.isContainer() || v.tag == Tag::TypeTagFn) v = adopt(v);
+  }
   flat_.kind = Tag::Dict;
   flat_.items.swap(items);
   Value result = lowering_.lower(*this, flat_);
