@@ -2,7 +2,7 @@
 // docs/TRIAGE.md. Usage: node bench/triage-accuracy.mjs [train|holdout|blind|blind2|blind3|blind4|all] [--misses]
 // holdout: set aside when the corpus was built; blind: collected after the engine was frozen;
 // blind2: a second batch collected after the fixes the first blind run prompted; blind3: a third
-// batch (files 200-264) collected after those.
+// batch (files 200-264) collected after those; blind4: a fourth (files 300-339) after blind3's fixes.
 import * as esbuild from 'esbuild';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
