@@ -1,6 +1,7 @@
 /**
  * Intel Gaudi (HPU): the PyTorch bridge's device-memory module reports
- * "[Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::3288334336 (3136)MB".
+ * "[Rank:0] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::3288334336 (3136)MB"; bridges
+ * before the PT_ prefix (SynapseAI 1.x of 2021-22) print "MODULE:DEVMEM Allocation failed for size::N".
  * Despite "FATAL", it surfaces as a RuntimeError the program can catch. SynapseAI's own failures
  * ("synStatus 26 [Generic failure]") and the bridge's other fatal errors ("MODULE:PT_BRIDGE ...")
  * look alarming too but are not memory failures.
@@ -15,7 +16,7 @@ import type { Signature } from './types';
 const devmem: Signature = {
   id: 'hpu-devmem-allocation',
   platform: 'gaudi',
-  needles: ['PT_DEVMEM Allocation failed'],
+  needles: ['DEVMEM Allocation failed'],
   match(line) {
     const size = /Allocation failed for size::(\d+)/.exec(line.content);
     if (!size) return undefined;
@@ -82,7 +83,7 @@ const bridgeFatal: Signature = {
   needles: ['FATAL ERROR :: MODULE:PT_'],
   match(line) {
     const fatal = /FATAL ERROR :: MODULE:(PT_\w+)\s*(.*)/.exec(line.content);
-    if (!fatal || /PT_DEVMEM Allocation failed/.test(line.content)) return undefined;
+    if (!fatal || /DEVMEM Allocation failed/.test(line.content)) return undefined;
     const rank = line.rank ?? inlineRank(line.content);
     const message = fatal[2]!.trim();
     return {

@@ -1,6 +1,7 @@
 /**
  * Apple MPS: "MPS backend out of memory (MPS allocated: X, other allocations: Y, max allowed: Z).
- * Tried to allocate W on private pool." The allocator caps itself at a high watermark of the
+ * Tried to allocate W on private pool." (buffers shared with the CPU say "on shared pool"; small ones
+ * print "256 bytes"; some consoles break the line before "Tried"). The allocator caps itself at a high watermark of the
  * unified memory (PYTORCH_MPS_HIGH_WATERMARK_RATIO); sizes are binary even when labelled GB. Metal's
  * own assertions abort the process instead (a buffer Metal cannot allocate, an array over MPS's limits).
  */
@@ -18,8 +19,10 @@ const backendOom: Signature = {
   platform: 'mps',
   needles: ['MPS backend out of memory'],
   match(line) {
-    const m = MESSAGE.exec(line.content);
+    // The message is one line in PyTorch; wrapped output puts "Tried to allocate" on the next.
+    const m = MESSAGE.exec(line.content) ?? MESSAGE.exec(`${line.content} ${line.next(1) ?? ''}`);
     if (!m) return undefined;
+    const wrapped = !MESSAGE.test(line.content);
     const allocated = toBytes(m[1]!, m[2]!);
     const other = toBytes(m[3]!, m[4]!) ?? 0;
     const allowed = toBytes(m[5]!, m[6]!);
@@ -46,6 +49,7 @@ const backendOom: Signature = {
         shrinkPeak(),
         { id: 'mps-watermark', title: 'Last resort: raise PYTORCH_MPS_HIGH_WATERMARK_RATIO (0.0 removes the cap and can freeze the machine)', rationale: 'The cap is a share of unified memory; above it macOS starts swapping.', snippet: 'export PYTORCH_MPS_HIGH_WATERMARK_RATIO=1.0' },
       ],
+      ...(wrapped && { extraLines: [1] }),
     };
   },
 };

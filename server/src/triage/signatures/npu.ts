@@ -6,9 +6,23 @@
  */
 import { formatBytes } from '../../format';
 import { agreeOnFailure, findTheRootRank, processWideLock, shrinkPeak } from '../fixes';
-import { inlineRank } from '../ranks';
+import { ascendSuffixRank, inlineRank } from '../ranks';
 import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
-import type { Signature } from './types';
+import type { LineView, Signature } from './types';
+
+/**
+ * The rank an Ascend error names: the line's prefix, `[Rank 3]` in the message, or torch_npu's
+ * `(PID:…, Device:…, RankID:N)` suffix on the message or one of the two lines after it.
+ */
+function ascendRank(line: LineView): number | undefined {
+  const own = line.rank ?? inlineRank(line.content) ?? ascendSuffixRank(line.content);
+  if (own !== undefined) return own;
+  for (let k = 1; k <= 2; k++) {
+    const rank = ascendSuffixRank(line.next(k) ?? '');
+    if (rank !== undefined) return rank;
+  }
+  return undefined;
+}
 
 const ASCEND: AllocatorPlatform = {
   signature: 'npu-caching-allocator',
@@ -25,7 +39,7 @@ const cachingAllocator: Signature = {
   match(line) {
     const msg = parseAllocatorMessage(line.content);
     if (!msg || (msg.api !== 'NPU' && msg.deviceWord !== 'NPU')) return undefined;
-    return allocatorFinding(msg, ASCEND, line.rank);
+    return allocatorFinding(msg, ASCEND, line.rank ?? ascendSuffixRank(line.next(1) ?? ''));
   },
 };
 
@@ -34,6 +48,7 @@ const ascendRuntime: Signature = {
   platform: 'npu',
   needles: ['EL0004', 'Memory_Allocation_Failure'],
   match(line) {
+    const rank = ascendRank(line);
     return {
       signature: 'ascend-memory-allocation-failure',
       role: 'failure',
@@ -42,7 +57,7 @@ const ascendRuntime: Signature = {
       catchable: true,
       summary: 'Ascend NPU memory allocation failure (EL0004)',
       explanation: 'The CANN runtime could not allocate device memory outside the caching allocator.',
-      ...(line.rank !== undefined && { rank: line.rank }),
+      ...(rank !== undefined && { rank }),
       numbers: {},
       fixes: [shrinkPeak()],
     };
@@ -117,7 +132,7 @@ const ascendTimeout: Signature = {
     const hccl = HCCL_TIMEOUT.exec(line.content);
     const code = TIMEOUT_CODE.exec(line.content);
     if (!hccl && !code && !STREAM_SYNC.test(line.content)) return undefined;
-    const rank = line.rank ?? inlineRank(line.content);
+    const rank = ascendRank(line);
     const what = hccl
       ? hccl[1] === '2'
         ? 'HCCL collective timed out waiting for a peer (EI0002, Notify wait)'

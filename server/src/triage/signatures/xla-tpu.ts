@@ -2,12 +2,14 @@
  * XLA runtimes (JAX, torch_xla, TensorFlow/XLA) on TPUs and GPUs: RESOURCE_EXHAUSTED at run time
  * ("Out of memory while trying to allocate N bytes", "Failed to allocate request for X (NB) on
  * device ordinal N") and at compile time ("Ran out of memory in memory space hbm. Used X of Y hbm.").
- * XLA prints sizes with bare binary suffixes (G = GiB).
+ * XLA prints sizes with bare binary suffixes (G = GiB). TensorFlow 1.x and the XRT-era torch_xla
+ * spell the status "Resource exhausted:" rather than "RESOURCE_EXHAUSTED:"; that spelling holds no
+ * anchor, so those messages are found by their own words (the request, the HBM attempt).
  */
 import { formatBytes } from '../../format';
 import { shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
-import type { Finding, Signature } from './types';
+import type { Finding, LineView, Signature } from './types';
 
 const RUNTIME = /Out of memory (?:while trying to allocate|allocating) (\d+) bytes/;
 /**
@@ -23,6 +25,15 @@ const HBM_ATTEMPT = new RegExp(String.raw`Attempting to (allocate|reserve) ${SIZ
  * error ("Attempting to fetch value instead of handling error"), which aborts the process.
  */
 const FATAL = /^(?:\S+ \S+: F |F\d{4} )|Attempting to fetch value instead of handling error/;
+/**
+ * The HBM report the TPU runtime prints under a failed reservation (XRT-era torch_xla): "HBM
+ * capacity 8.00G:" then "Currently allocated:    6.08G (   6,532,939,776 bytes)"; the headline
+ * sizes are taken, like every other XLA size.
+ */
+const HBM_CAPACITY = new RegExp(String.raw`^\s*HBM capacity ${SIZE}:`);
+const HBM_ALLOCATED = new RegExp(String.raw`^\s*Currently allocated:\s+${SIZE}`);
+/** The status, in either spelling. */
+const STATUS = /RESOURCE_EXHAUSTED|Resource exhausted/;
 const REQUEST = /Failed to allocate request for [^(]*\((\d+)B\)(?: on device ordinal (\d+))?/;
 /**
  * The device an XLA status names: torch_xla's xmp.spawn prints "Exception in device=TPU:6: <status>",
@@ -53,9 +64,14 @@ const gpuPool = {
 const resourceExhausted: Signature = {
   id: 'xla-resource-exhausted',
   platform: 'xla-tpu',
-  needles: ['RESOURCE_EXHAUSTED', 'Resource exhausted: Out of memory', 'Ran out of memory in memory space'],
+  needles: ['RESOURCE_EXHAUSTED', 'Resource exhausted: Out of memory', 'Ran out of memory in memory space', 'Failed to allocate request for', 'Attempting to allocate', 'at the bottom of memory'],
   match(line) {
     if (line.content.includes('OOM when allocating tensor')) return undefined;
+    // A message under its status line ("RuntimeError: Resource exhausted: From /job:tpu_worker/...:",
+    // then "Attempting to reserve ..."): a RESOURCE_EXHAUSTED line above reads it as its next line;
+    // the old spelling has no needle, so the message line stands for it, and is fatal if it was.
+    const statusLine = STATUS.test(line.content) ? undefined : line.previous(1);
+    if (statusLine?.includes('RESOURCE_EXHAUSTED')) return undefined;
     // A wrapping status ("From /job:localservice/replica:0/task:0:") says what ran out in its first root error.
     const wraps = ROOT_ERRORS.test(line.next(1) ?? '');
     const c = wraps ? `${line.content}\n${line.next(2) ?? ''}` : line.content;
@@ -70,7 +86,8 @@ const resourceExhausted: Signature = {
     const request = REQUEST.exec(c);
     // "Error loading program 'jit_train_step':" can end the line, with the sizes on the next one.
     const hbm = HBM_ATTEMPT.exec(c) ?? HBM_ATTEMPT.exec(line.next(1) ?? '');
-    const fatal = FATAL.test(line.content);
+    if (!STATUS.test(c) && !hbm && !request && !compile) return undefined;
+    const fatal = FATAL.test(line.content) || (statusLine !== undefined && STATUS.test(statusLine) && FATAL.test(statusLine));
     if (compile) {
       const used = toBytes(compile[2]!, compile[3]!);
       const capacity = toBytes(compile[4]!, compile[5]!);
@@ -88,6 +105,7 @@ const resourceExhausted: Signature = {
       const free = toBytes(hbm[4]!, hbm[5]!);
       if (requested !== undefined) numbers.requestedBytes = requested;
       if (free !== undefined) numbers.freeBytes = free;
+      readHbmReport(line, numbers);
       const loading = hbm[1] === 'reserve';
       summary = `XLA out of device memory${loading ? ' loading the program' : ''}: ${formatBytes(requested ?? 0)} requested, ${formatBytes(free ?? 0)} free`;
       explanation = loading
@@ -103,7 +121,7 @@ const resourceExhausted: Signature = {
         'the step\'s live buffers do not fit in what the device (or the preallocated pool) has left.';
       fixes.push(gpuPool);
     } else {
-      if (!/RESOURCE_EXHAUSTED|Resource exhausted/.test(c) || !/memory|allocat/i.test(c)) return undefined;
+      if (!STATUS.test(c) || !/memory|allocat/i.test(c)) return undefined;
       summary = 'XLA out of memory (RESOURCE_EXHAUSTED)';
       explanation = 'An XLA runtime reported RESOURCE_EXHAUSTED for memory.';
     }
@@ -127,5 +145,19 @@ const resourceExhausted: Signature = {
     };
   },
 };
+
+/** The capacity and the allocated total of the HBM report in the lines after a failed reservation, when printed. */
+function readHbmReport(line: LineView, numbers: Finding['numbers']): void {
+  for (let k = 1; k <= 6; k++) {
+    const text = line.next(k);
+    if (text === undefined) return;
+    const capacity = HBM_CAPACITY.exec(text);
+    const allocated = HBM_ALLOCATED.exec(text);
+    const total = capacity ? toBytes(capacity[1]!, capacity[2]!) : undefined;
+    const held = allocated ? toBytes(allocated[1]!, allocated[2]!) : undefined;
+    if (total !== undefined) numbers.deviceTotalBytes ??= total;
+    if (held !== undefined) numbers.allocatedBytes ??= held;
+  }
+}
 
 export const signatures: readonly Signature[] = [resourceExhausted];
