@@ -127,4 +127,35 @@ const hsaError: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, hsaAbort, runtimeOom, hsaError];
+/**
+ * The HSA runtime's GPU page fault, printed before it aborts the process: "Memory access fault by
+ * GPU node-2 (Agent handle: 0x55fea5592860) on address 0x7fc133800000. Reason: Page not present or
+ * supervisor privilege." (other reasons: "Write access to a read-only page.", "Unknown."). A kernel
+ * touched an address it does not own, ROCm's illegal memory access: not an OOM. The node is the
+ * KFD topology node (node-0 is usually the CPU), not the device index, so no device is reported.
+ */
+const memoryAccessFault: Signature = {
+  id: 'hsa-memory-access-fault',
+  platform: 'rocm',
+  needles: ['Memory access fault by GPU'],
+  match(line) {
+    const reason = /Memory access fault by GPU node-\d+(?:.*?Reason: ([^.]*))?/.exec(line.content);
+    if (!reason) return undefined;
+    return {
+      signature: 'hsa-memory-access-fault',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'rocm',
+      catchable: false,
+      summary: `Not an OOM: a GPU memory access fault (${reason[1]?.trim() || 'page fault'}); the process aborted`,
+      explanation:
+        'A kernel read or wrote an address outside its allocations (an out-of-range index, a freed or unmapped buffer, a miscompiled kernel, ' +
+        'or an unsupported GPU target such as an overridden gfx version), and the HSA runtime aborted the process. Memory did not run out.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [{ id: 'hsa-debug', title: 'Rerun with AMD_SERIALIZE_KERNEL=3 and AMD_LOG_LEVEL=4 to see the failing kernel', rationale: 'The fault is reported asynchronously; serialized kernels point at the culprit.', snippet: 'export AMD_SERIALIZE_KERNEL=3 AMD_LOG_LEVEL=4' }],
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [cachingAllocator, hsaAbort, runtimeOom, hsaError, memoryAccessFault];

@@ -2,8 +2,8 @@
  * Intel XPU (torch.xpu and the older intel-extension-for-pytorch): the caching-allocator message
  * ("XPU out of memory. Tried to allocate ... GPU 0 has a total capacity of ...", sometimes without
  * "of which ... is free") and the Level Zero single-allocation limit ("Current platform can NOT
- * allocate memory block with size larger than 4GB!"); TensorFlow on XPU (ITEX); and mem_get_info
- * failing on drivers that do not report free memory (not an OOM).
+ * allocate memory block with size larger than 4GB!"); TensorFlow on XPU (ITEX); and two errors that
+ * are not OOMs: mem_get_info failing on drivers that do not report free memory, and a lost device.
  */
 import { formatBytes } from '../../format';
 import type { Fix } from '../../protocol';
@@ -91,4 +91,36 @@ const tensorflowXpu: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, memGetInfoUnsupported, tensorflowXpu];
+/**
+ * The GPU was lost (a hang the driver reset, a page fault, a firmware crash): "RuntimeError:
+ * level_zero backend failed with error: 20 (UR_RESULT_ERROR_DEVICE_LOST)" from the Unified Runtime,
+ * PI_ERROR_DEVICE_LOST from the older SYCL plugin interface, ZE_RESULT_ERROR_DEVICE_LOST from Level
+ * Zero itself. Raised as a RuntimeError, but the device stays lost, so every later call fails too.
+ */
+const deviceLost: Signature = {
+  id: 'xpu-device-lost',
+  platform: 'xpu',
+  needles: ['ERROR_DEVICE_LOST'],
+  match(line) {
+    const status = /\b(?:UR_RESULT|PI|ZE_RESULT)_ERROR_DEVICE_LOST\b/.exec(line.content);
+    if (!status) return undefined;
+    return {
+      signature: 'xpu-device-lost',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'xpu',
+      catchable: false,
+      summary: `Not an OOM: the Intel GPU was lost (${status[0]})`,
+      explanation:
+        'The driver reset or lost the device: a kernel that hung or faulted, a firmware or driver problem. Device memory is not what ran out, ' +
+        'and the process cannot use the device again.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [
+        { id: 'xpu-device-lost-debug', title: 'Check the kernel log (dmesg) for the GPU reset, update the GPU driver, and rerun the failing op alone to find it', rationale: 'A lost device is a driver-level event; the reset message names the engine that hung.' },
+      ],
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [cachingAllocator, memGetInfoUnsupported, tensorflowXpu, deviceLost];
