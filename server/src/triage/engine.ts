@@ -445,13 +445,18 @@ class PieceLineView implements LineView {
       const raw = this.nextRaw(k);
       return raw === undefined ? undefined : splitRank(raw);
     };
+    // The exception's message can go on for a few lines first (NCCL's "Last error:" block); a
+    // frame or a new traceback before the marker means the chain is not this exception's.
     let k = 1;
+    for (; k <= LOOKAHEAD_LINES; k++) {
+      const content = below(k)?.content;
+      if (content === undefined || isChainMarker(content) || isTracebackHeader(content) || parseFrameLine(content) !== undefined) break;
+    }
+    if (!isChainMarker(below(k)?.content ?? '')) return [];
+    k++;
     const skipBlank = (): void => {
       while (k <= LOOKAHEAD_LINES && below(k)?.content.trim() === '') k++;
     };
-    skipBlank();
-    if (!isChainMarker(below(k)?.content ?? '')) return [];
-    k++;
     skipBlank();
     if (!isTracebackHeader(below(k)?.content ?? '')) return [];
     return framesOf(tracebackBody(below, k + 1, LOOKAHEAD_LINES, this.rank, false));
