@@ -94,8 +94,9 @@ export class FindingSink {
       joinContinuation(owner, finding, line);
       return;
     }
+    const earlier = this.takeOver(finding, line);
     const key = groupKey(finding);
-    const evidence = [evidenceLine(line.lineNumber, line.text)];
+    const evidence = [...(earlier?.evidence ?? []), evidenceLine(line.lineNumber, line.text)];
     for (const k of finding.extraLines ?? []) {
       const text = line.next(k);
       if (text !== undefined) evidence.push(evidenceLine(line.lineNumber + k, text));
@@ -131,7 +132,7 @@ export class FindingSink {
       ...(finding.device !== undefined && { device: finding.device }),
       ...(finding.rank !== undefined && { rank: finding.rank }),
       ranks: new Set(finding.rank !== undefined ? [finding.rank] : []),
-      ...(finding.role === 'timeout' || finding.role === 'stuck' ? { frames: [] } : tracebackOf(line)),
+      ...(finding.role === 'timeout' || finding.role === 'stuck' ? { frames: [] } : earlier && earlier.frames.length > 0 ? { frames: earlier.frames } : tracebackOf(line)),
       evidence: evidence.slice(0, MAX_EVIDENCE),
       occurrences: 1,
     };
@@ -139,6 +140,27 @@ export class FindingSink {
     const deviceless = devicelessKey(finding);
     if (deviceless !== undefined && !this.byDevicelessKey.has(deviceless)) this.byDevicelessKey.set(deviceless, group);
     for (const k of finding.absorbsLines ?? []) this.claimedLines.set(line.lineNumber + k, group);
+  }
+
+  /**
+   * Removes the group of an earlier line this finding says it is (see `takesOverLines`) and fills
+   * the finding's missing numbers, device and rank from it; returns the removed group.
+   */
+  private takeOver(finding: Finding, line: LineView): Group | undefined {
+    for (const k of finding.takesOverLines ?? []) {
+      const at = line.lineNumber - k;
+      const group = [...this.groups.values()].find((g) => g.finding.role === 'failure' && g.evidence.some((e) => e.line === at));
+      if (!group) continue;
+      this.groups.delete(group.key);
+      for (const [key, g] of this.byDevicelessKey) if (g === group) this.byDevicelessKey.delete(key);
+      const numbers = { ...finding.numbers };
+      for (const field of NUMBER_FIELDS) if (numbers[field] === undefined && group.numbers[field] !== undefined) numbers[field] = group.numbers[field];
+      finding.numbers = numbers;
+      if (finding.device === undefined && group.device !== undefined) finding.device = group.device;
+      if (finding.rank === undefined && group.rank !== undefined) finding.rank = group.rank;
+      return group;
+    }
+    return undefined;
   }
 
   /**

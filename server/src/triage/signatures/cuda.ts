@@ -18,7 +18,7 @@ import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform } from '../../protocol';
-import { joinNext, thrownByTerminate } from './lineContext';
+import { joinNext, thrownByTerminate, unwrapped } from './lineContext';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, Signature } from './types';
 
@@ -36,7 +36,7 @@ const cachingAllocator: Signature = {
   needles: ['Tried to allocate'],
   match(line) {
     if (line.content.includes('Current platform can NOT allocate')) return undefined;
-    const msg = parseAllocatorMessage(line.content);
+    const msg = parseAllocatorMessage(unwrapped(line) ?? line.content);
     if (!msg || (msg.api !== 'CUDA' && msg.api !== '') || (msg.deviceWord !== undefined && msg.deviceWord !== 'GPU')) return undefined;
     return allocatorFinding(msg, CUDA, line.rank);
   },
@@ -441,14 +441,34 @@ const absurdRequest: Signature = {
   },
 };
 
-/** `terminate called after throwing an instance of ...` with an out-of-memory reason: the process aborted. */
+/** The error TorchScript raises around any error inside a scripted module; the original follows its TorchScript traceback. */
+const TORCHSCRIPT_WRAPPER = 'The following operation failed in the TorchScript interpreter';
+/** How far back an out-of-memory message may be printed before the terminate of its uncaught repeat. */
+const EARLIER_OOM_LINES = 6;
+
+/**
+ * `terminate called after throwing an instance of ...` with an out-of-memory reason: the process
+ * aborted. Under TorchScript the `what():` is the interpreter's wrapper, with the original error at
+ * the end of its TorchScript traceback; when that end is cut off, an out-of-memory message printed
+ * just before (libtorch programs such as dorado log the OOM, empty the cache and retry) is the
+ * error that escaped, and that message's verdict becomes this abort.
+ */
 const terminateOom: Signature = {
   id: 'cuda-terminate-oom',
   platform: 'cuda',
   needles: ['terminate called after throwing'],
   match(line) {
     const text = joinNext(line, 3);
-    if (!/out of memory/i.test(text) || /Watchdog caught/.test(text)) return undefined;
+    if (/Watchdog caught/.test(text)) return undefined;
+    let takesOverLines: number[] | undefined;
+    if (!/out of memory/i.test(text)) {
+      if (!text.includes(TORCHSCRIPT_WRAPPER)) return undefined;
+      if (!/out of memory/i.test(joinNext(line, 12))) {
+        const k = [...Array(EARLIER_OOM_LINES).keys()].map((i) => i + 1).find((i) => /out of memory/i.test(line.previous(i) ?? ''));
+        if (k === undefined) return undefined;
+        takesOverLines = [k];
+      }
+    }
     return {
       signature: 'cuda-terminate-oom',
       role: 'failure',
@@ -464,6 +484,7 @@ const terminateOom: Signature = {
       extraLines: [1, 2].filter((k) => line.next(k) !== undefined),
       // The allocator's own message follows as "what(): CUDA out of memory. Tried to allocate ...".
       absorbsLines: [1],
+      ...(takesOverLines && { takesOverLines }),
     };
   },
 };

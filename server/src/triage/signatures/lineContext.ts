@@ -26,3 +26,25 @@ export function thrownByTerminate(line: LineView): boolean {
   if (line.content.includes(TERMINATE)) return true;
   return /^\s*what\(\):/.test(line.content) && (line.previous(1) ?? '').includes(TERMINATE);
 }
+
+/** Shortest line taken for a terminal's width when lines are cut at it. */
+const MIN_WRAP_WIDTH = 80;
+
+/**
+ * The line with the lines a terminal cut it into put back together, when output copied from a
+ * terminal screen was hard-wrapped at its width ("61.32 GiB reserved in tot" / "al by PyTorch"):
+ * such lines all have the terminal's width, so a following line of the same length, and the one
+ * after the last full-width line, continue it. Undefined when the next line is not of the same width.
+ */
+export function unwrapped(line: LineView, maxLines = 3): string | undefined {
+  const width = line.content.length;
+  if (width < MIN_WRAP_WIDTH || line.next(1)?.length !== width) return undefined;
+  let text = line.content;
+  for (let k = 1; k <= maxLines; k++) {
+    const next = line.next(k);
+    if (next === undefined || next.trim() === '') break;
+    text += next;
+    if (next.length !== width) break;
+  }
+  return text;
+}

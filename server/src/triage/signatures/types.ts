@@ -61,6 +61,12 @@ export interface Finding {
    * platform to this one instead of standing as a failure of its own.
    */
   absorbsLines?: number[];
+  /**
+   * Offsets of earlier lines (1 = the line before) whose failure this one turns out to be: an OOM
+   * message printed first, then the same exception reaching std::terminate. The earlier failure's
+   * numbers, device and traceback move into this finding, and it stops standing on its own.
+   */
+  takesOverLines?: number[];
   /** Signature facts the engine reads for grouping (e.g. `seq` of a timed-out collective). */
   facts?: Readonly<Record<string, string | number>>;
 }
