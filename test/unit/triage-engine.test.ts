@@ -708,3 +708,47 @@ describe('the OutOfMemoryError type alone', () => {
     }
   });
 });
+
+describe('message variants of blind5\'s classes that the corpus does not hold', () => {
+  const root = (text: string) => triageText(text, 'log').verdicts[0];
+
+  it('reads the non-PT_ Gaudi DEVMEM message and the PT_ one alike', () => {
+    expect(root('FATAL ERROR :: MODULE:DEVMEM Allocation failed for size::40960000 (39.0625)MB')).toMatchObject({ kind: 'catchable-oom', platform: 'gaudi', requestedBytes: 40960000 });
+  });
+
+  it('reads every Intel DEVICE_LOST spelling as not-oom, and not other statuses', () => {
+    for (const status of ['UR_RESULT_ERROR_DEVICE_LOST', 'PI_ERROR_DEVICE_LOST', 'ZE_RESULT_ERROR_DEVICE_LOST']) {
+      expect(root(`RuntimeError: level_zero backend failed with error: 20 (${status})`)).toMatchObject({ kind: 'not-oom', platform: 'xpu', catchable: false });
+    }
+    expect(root('warning: XYZ_ERROR_DEVICE_LOST_COUNT=3')).toBeUndefined();
+  });
+
+  it('reads ROCm page faults with any reason, and an abort glued to the line', () => {
+    const v = root('Memory access fault by GPU node-1 (Agent handle: 0x1f829860) on address 0x1000. Reason: Write access to a read-only page.Aborted (core dumped)');
+    expect(v).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+    expect(v?.device).toBeUndefined();
+    expect(v?.summary).toContain('Write access to a read-only page');
+  });
+
+  it('reads an MPS message on the shared pool broken before "Tried to allocate"', () => {
+    const v = root('RuntimeError: MPS backend out of memory (MPS allocated: 16.00 GB, other allocations: 3.31 GB, max allowed: 18.13 GB).\nTried to allocate 256 bytes on shared pool. Use PYTORCH_MPS_HIGH_WATERMARK_RATIO=0.0 to disable upper limit');
+    expect(v).toMatchObject({ kind: 'catchable-oom', platform: 'mps', requestedBytes: 256, allocatedBytes: 16 * GiB });
+  });
+
+  it('reads TF 1.x "Resource exhausted:" XLA statuses, and a glog FATAL one as an abort', () => {
+    expect(root('tensorflow.python.framework.errors_impl.ResourceExhaustedError: Resource exhausted: Failed to allocate request for 2.00GiB (2147483648B) on device ordinal 3')).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', requestedBytes: 2147483648, device: 3 });
+    const fatal = root('F0408 11:22:09.148143 1234 statusor.cc:33] Resource exhausted: From /job:tpu_worker/replica:0/task:0:\nAttempting to reserve 7.04G at the bottom of memory. That was not possible. There are 6.90G free, 0B reserved, and 6.90G reservable.');
+    expect(fatal).toMatchObject({ kind: 'runtime-abort', catchable: false, requestedBytes: Math.round(7.04 * GiB), freeBytes: Math.round(6.9 * GiB) });
+  });
+
+  it('takes the rank from torch_npu\'s RankID suffix, and none from RankID:-1', () => {
+    const timeout = 'RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:479 NPU function error: AclrtSynchronizeDeviceWithTimeout, error code is 507048';
+    expect(root(`${timeout}\n[ERROR] 2025-06-25-10:45:23 (PID:13075, Device:0, RankID:5) ERR00100 PTA call acl api failed`)?.rank).toBe(5);
+    expect(root(`${timeout}\n[ERROR] 2025-06-25-10:45:23 (PID:13075, Device:0, RankID:-1) ERR00100 PTA call acl api failed`)?.rank).toBeUndefined();
+  });
+
+  it('leaves a TorchScript terminate alone when no out-of-memory message is near it', () => {
+    const v = root("terminate called after throwing an instance of 'std::runtime_error'\n  what():  The following operation failed in the TorchScript interpreter.\nTraceback of TorchScript (most recent call last):");
+    expect(v).toBeUndefined();
+  });
+});
