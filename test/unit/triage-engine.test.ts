@@ -752,3 +752,92 @@ describe('message variants of blind5\'s classes that the corpus does not hold', 
     expect(v).toBeUndefined();
   });
 });
+
+describe('message classes read in the unread-classes pass (variants from public trackers)', () => {
+  const all = (text: string) => triageText(text, 'log').verdicts;
+  const root = (text: string) => all(text)[0];
+
+  it("reads llama.cpp's SYCL errors as an abort when the status says memory ran out, else not-oom", () => {
+    // ggml-org/llama.cpp docs/backend/SYCL.md and issues (VMM pool, oneMKL host allocation, PI/UR statuses).
+    const vmm = 'Failed to allocate physical memory.\nSYCL error: CHECK_TRY_ERROR(phys.emplace(dev, ctx, reserve_size)): Exception caught in this line of code.\n  in function alloc at /app/llama.cpp/ggml/src/ggml-sycl/ggml-sycl.cpp:1861';
+    expect(all(vmm)).toHaveLength(1);
+    expect(root(vmm)).toMatchObject({ kind: 'runtime-abort', platform: 'xpu', catchable: false });
+    const ur = 'Native API failed. Native API returns: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)\nException caught at file:/app/ggml-sycl.cpp, line:3164, func:operator()\nSYCL error: CHECK_TRY_ERROR(op(ctx, src0, src1, dst)): Meet error in this line code!\n  in function ggml_sycl_op_mul_mat at /app/ggml-sycl.cpp:3164';
+    expect(all(ur)).toHaveLength(1);
+    expect(root(ur)).toMatchObject({ kind: 'runtime-abort', platform: 'xpu' });
+    const mkl = 'oneapi::mkl::oneapi::mkl::blas::gemm: cannot allocate memory on host\nException caught at file:/x/ggml-sycl.cpp, line:3356, func:operator()\nSYCL error: CHECK_TRY_ERROR(dpct::gemm_batch( *main_stream, oneapi::mkl::transpose::trans)): Meet error in this line code!';
+    expect(root(mkl)).toMatchObject({ kind: 'runtime-abort', platform: 'xpu' });
+    const unknown = 'Native API failed. Native API returns: -999 (Unknown PI error) -999 (Unknown PI error)\nException caught at file:/app/ggml-sycl.cpp, line:14735, func:operator()\nSYCL error: CHECK_TRY_ERROR((*stream) .memcpy((char *)tensor->data + offset, data, size) .wait()): Meet error in this line code!\nGGML_ASSERT: /app/ggml-sycl.cpp:2919: !"SYCL error"';
+    expect(root(unknown)).toMatchObject({ kind: 'not-oom', platform: 'xpu', catchable: false });
+    const lost = 'level_zero backend failed with error: 20 (UR_RESULT_ERROR_DEVICE_LOST)\nException caught at file:/x/ggml-sycl.cpp, line:4335, func:operator()\nSYCL error: CHECK_TRY_ERROR((stream)->wait()): Exception caught in this line of code.';
+    expect(all(lost)).toHaveLength(1);
+    expect(root(lost)).toMatchObject({ kind: 'not-oom', platform: 'xpu' });
+  });
+
+  it("reads SYCL out-of-memory statuses alone, ggml's SYCL buffer failures and SYCL0 buffers as XPU OOMs", () => {
+    expect(root('RuntimeError: level_zero backend failed with error: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)')).toMatchObject({ kind: 'catchable-oom', platform: 'xpu' });
+    expect(root('Native API failed. Native API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY) -6 (PI_ERROR_OUT_OF_HOST_MEMORY) -999 (UNKNOWN PI error)')).toMatchObject({ kind: 'catchable-oom', platform: 'xpu' });
+    expect(root("ggml_backend_sycl_buffer_type_alloc_buffer: can't allocate 3503030272 Bytes of memory on device")).toMatchObject({ kind: 'catchable-oom', platform: 'xpu', requestedBytes: 3503030272 });
+    expect(root("ggml_backend_sycl_buffer_type_alloc_buffer: can't malloc 3278637056 Bytes memory on device")).toMatchObject({ requestedBytes: 3278637056 });
+    expect(root('alloc_tensor_range: failed to allocate SYCL0 buffer of size 3503030272')).toMatchObject({ kind: 'catchable-oom', platform: 'xpu', device: 0 });
+    // ROCm's HSA status shares the suffix and stays ROCm's.
+    expect(root('HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.')?.platform).toBe('rocm');
+  });
+
+  it('reads MPS "Invalid buffer size" as one buffer over the Metal limit, not the pool being full', () => {
+    // pytorch/pytorch#141909 (GB), kijai/ComfyUI-SUPIR#151 (GiB).
+    expect(root('Traceback (most recent call last):\n  File "/Users/me/test1.py", line 5, in <module>\n    res = torch.bmm(x1, x2)\nRuntimeError: Invalid buffer size: 19.45 GB')).toMatchObject({
+      kind: 'not-oom', platform: 'mps', catchable: true, requestedBytes: Math.round(19.45 * GiB), userFrames: [{ file: '/Users/me/test1.py', line: 5 }],
+    });
+    expect(root('RuntimeError: Invalid buffer size: 19.38 GiB')).toMatchObject({ kind: 'not-oom', platform: 'mps', requestedBytes: Math.round(19.38 * GiB) });
+  });
+
+  it("reads TensorFlow's cuDNN initialization failure as memory taken up front, and as not-oom on a cuDNN version mismatch", () => {
+    // tensorflow/tensorflow#38929, #24828, #36025 (allow_growth fixes it), Sentdex/pygta5#125.
+    const msg = 'tensorflow.python.framework.errors_impl.UnknownError: 2 root error(s) found.\n  (0) Unknown: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above.';
+    expect(root(msg)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+    expect(root(msg)!.fixes[0]!.id).toBe('tf-allow-growth');
+    const withHandle = 'E tensorflow/stream_executor/cuda/cuda_dnn.cc:329] Could not create cudnn handle: CUDNN_STATUS_INTERNAL_ERROR\n' +
+      'UnknownError (see above for traceback): Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above.';
+    expect(all(withHandle)).toHaveLength(1);
+    expect(root(withHandle)).toMatchObject({ kind: 'catchable-oom' });
+    const mismatch = 'E tensorflow/stream_executor/cuda/cuda_dnn.cc:319] Loaded runtime CuDNN library: 7.1.4 but source was compiled with: 7.4.1.  CuDNN library major and minor version needs to match.\n' +
+      'UnknownError: Failed to get convolution algorithm. This is probably because cuDNN failed to initialize, so try looking to see if a warning log message was printed above.';
+    expect(root(mismatch)).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+  });
+
+  it('reads "DataLoader worker exited unexpectedly" as a host kill only with the kill signal, and leaves it unread alone', () => {
+    // NVIDIA/pix2pixHD#197, michuanhaohao/reid-strong-baseline#29: the message alone names no cause (a crash, shm, Windows spawn).
+    expect(all('RuntimeError: DataLoader worker (pid(s) 15927) exited unexpectedly')).toEqual([]);
+    const killed = [
+      'Traceback (most recent call last):',
+      '  File "/opt/venv/lib/python3.10/site-packages/torch/utils/data/dataloader.py", line 1133, in _try_get_data',
+      '    data = self._data_queue.get(timeout=timeout)',
+      'RuntimeError: DataLoader worker (pid 4743) is killed by signal: Killed. ',
+      '',
+      'The above exception was the direct cause of the following exception:',
+      '',
+      'Traceback (most recent call last):',
+      '  File "/home/me/proj/train.py", line 70, in <module>',
+      '    for batch in loader:',
+      '  File "/opt/venv/lib/python3.10/site-packages/torch/utils/data/dataloader.py", line 1146, in _try_get_data',
+      "    raise RuntimeError(f'DataLoader worker (pid(s) {pids_str}) exited unexpectedly') from e",
+      'RuntimeError: DataLoader worker (pid(s) 4743) exited unexpectedly',
+    ].join('\n');
+    expect(all(killed)).toHaveLength(1);
+    expect(root(killed)).toMatchObject({ kind: 'host-oom', platform: 'cpu', userFrames: [{ file: '/home/me/proj/train.py', line: 70 }] });
+  });
+
+  it('reads tracebacks behind pdsh/clush host prefixes', () => {
+    for (const host of ['10.0.0.5: ', 'node01: ']) {
+      const text = ['Traceback (most recent call last):', '  File "/home/me/proj/train.py", line 61, in main', '    loss = step(batch)', `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 1.05 GiB is free.`]
+        .map((l) => host + l).join('\n');
+      expect(root(text)).toMatchObject({ kind: 'catchable-oom', userFrames: [{ file: '/home/me/proj/train.py', line: 61 }] });
+    }
+  });
+
+  it("reads SynapseAI's SYNHELPER workspace allocation failure as a Gaudi OOM", () => {
+    // HabanaAI/Model-References#10.
+    expect(root('RuntimeError: FATAL ERROR :: MODULE:SYNHELPER workspace Allocation of size ::14493510400 failed!')).toMatchObject({ kind: 'catchable-oom', platform: 'gaudi', requestedBytes: 14493510400 });
+  });
+});

@@ -43,9 +43,19 @@ const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;
  */
 const LIBRARY_PATH = /(?:site-packages|dist-packages|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|^<(?!ipython-input-)|[\\/]bin[\\/][\w-]+$)/;
 
-/** A line without the CI timestamp in front of it, so that indentation means what it meant. */
+/**
+ * The host prefix pdsh and clush put before every line they relay (`10.0.0.5: `, `node01: `): an
+ * IPv4 address, or a host name with a digit in it, then a colon and a space. Requiring the digit
+ * keeps exception lines (`RuntimeError: `) out of it.
+ */
+const HOST_PREFIX = /^(?:\d{1,3}(?:\.\d{1,3}){3}|[A-Za-z][\w-]*\d[\w.-]*): /;
+
+/**
+ * A line without the CI timestamp or the pdsh/clush host prefix in front of it, so that indentation
+ * means what it meant.
+ */
 export function withoutCiTimestamp(line: string): string {
-  return line.replace(CI_TIMESTAMP, '');
+  return line.replace(HOST_PREFIX, '').replace(CI_TIMESTAMP, '');
 }
 
 /** The frame printed on one line, if the line is a frame line that carries its line number. */

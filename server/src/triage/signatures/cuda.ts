@@ -171,9 +171,10 @@ const ggmlAbort: Signature = {
  * 144817.04 MiB on device 0: cudaMalloc failed: out of memory", then "alloc_tensor_range: failed to
  * allocate CUDA0 buffer of size 151851674624" (ROCm builds: "ROCm0 buffer"). The failure is returned
  * to the caller: llama.cpp reports a model it cannot load or retries without pipeline parallelism.
+ * The SYCL backend prints the same line with "SYCL0 buffer" (an Intel GPU, platform xpu).
  */
 const GGML_ALLOC = new RegExp(String.raw`allocating ${SIZE} on device (\d+): cudaMalloc failed: out of memory`);
-const GGML_BUFFER = /failed to allocate (CUDA|ROCm)(\d+) buffer of size (\d+)/;
+const GGML_BUFFER = /failed to allocate (CUDA|ROCm|SYCL)(\d+) buffer of size (\d+)/;
 
 const ggmlBuffer: Signature = {
   id: 'ggml-buffer-alloc',
@@ -191,7 +192,7 @@ const ggmlBuffer: Signature = {
       signature: 'ggml-buffer-alloc',
       role: 'failure',
       kind: 'catchable-oom',
-      platform: backend === 'ROCm' ? 'rocm' : 'cuda',
+      platform: backend === 'ROCm' ? 'rocm' : backend === 'SYCL' ? 'xpu' : 'cuda',
       catchable: true,
       summary: `llama.cpp/ggml could not allocate a ${backend}${device} buffer` + (requested !== undefined ? ` of ${formatBytes(requested)}` : ''),
       explanation:
@@ -202,6 +203,61 @@ const ggmlBuffer: Signature = {
       numbers: requested !== undefined ? { requestedBytes: requested } : {},
       fixes: [ggmlFewerLayers],
       ...(alloc && buffer && { extraLines: [1] }),
+    };
+  },
+};
+
+/**
+ * TensorFlow's "Failed to get convolution algorithm. This is probably because cuDNN failed to
+ * initialize, so try looking to see if a warning log message was printed above." (an UnknownError,
+ * catchable). The warning above it is usually "Could not create cudnn handle:
+ * CUDNN_STATUS_INTERNAL_ERROR": cuDNN could not get the memory for its handle because TensorFlow had
+ * already reserved nearly all of the GPU for its own allocator. The public threads (tensorflow#24828,
+ * #25160, #36025, matterport/Mask_RCNN#1620) are fixed by allow_growth or a memory fraction, so it is
+ * read as an out-of-memory error. When TensorFlow printed that the cuDNN it loaded is not the one it
+ * was built with ("Loaded runtime CuDNN library: X but source was compiled with: Y"), that mismatch
+ * is the cause instead, and the verdict is not-oom.
+ */
+const tfConvAlgorithm: Signature = {
+  id: 'tensorflow-cudnn-init',
+  platform: 'cuda',
+  needles: ['Failed to get convolution'],
+  match(line) {
+    if (!/Failed to get convolution algorithm\. This is probably because cuDNN failed to initialize/.test(line.content)) return undefined;
+    let mismatch: string | undefined;
+    // The "Could not create cudnn handle" warning above is this failure's cause, not one of its own.
+    const handleLines: number[] = [];
+    for (let k = 1; k <= 12; k++) {
+      const prev = line.previous(k);
+      if (prev === undefined) break;
+      mismatch ??= /Loaded runtime CuDNN library: .*? but source was compiled with: [\d.]+/.exec(prev)?.[0];
+      if (/Could not create cudnn handle/.test(prev)) handleLines.push(k);
+    }
+    const common = {
+      signature: 'tensorflow-cudnn-init', role: 'failure' as const, platform: 'cuda' as const, catchable: true,
+      ...(line.rank !== undefined && { rank: line.rank }), numbers: {}, ...(handleLines.length > 0 && { takesOverLines: handleLines }),
+    };
+    if (mismatch) {
+      return {
+        ...common,
+        kind: 'not-oom',
+        summary: 'Not an OOM: TensorFlow loaded a cuDNN other than the one it was built with',
+        explanation: `cuDNN failed to initialize because of a version mismatch (${mismatch}); memory is not what is missing.`,
+        fixes: [{ id: 'tf-cudnn-version', title: 'Install the cuDNN version this TensorFlow build was compiled against (see TensorFlow\'s tested build configurations)', rationale: 'The loaded cuDNN library does not match the one TensorFlow was compiled with.' }],
+      };
+    }
+    return {
+      ...common,
+      kind: 'catchable-oom',
+      summary: 'TensorFlow: cuDNN failed to initialize (no GPU memory left for its handle)',
+      explanation:
+        'TensorFlow reserves nearly all of the GPU for its own allocator when it starts, and cuDNN then cannot allocate its handle or workspace. ' +
+        'That is the usual cause in the public reports, which allow_growth fixes; a cuDNN that does not match the TensorFlow build is the other one.',
+      fixes: [
+        { id: 'tf-allow-growth', title: 'Let TensorFlow grow its GPU memory instead of reserving it all: tf.config.experimental.set_memory_growth (or TF_FORCE_GPU_ALLOW_GROWTH=true)', rationale: 'cuDNN allocates outside TensorFlow\'s allocator and needs memory left on the device.', snippet: "for gpu in tf.config.list_physical_devices('GPU'):\n    tf.config.experimental.set_memory_growth(gpu, True)" },
+        shrinkPeak(),
+        { id: 'tf-cudnn-version', title: 'If it persists with memory growth, check that the installed cuDNN matches the TensorFlow build', rationale: 'A mismatched cuDNN fails to initialize the same way.' },
+      ],
     };
   },
 };
@@ -630,6 +686,7 @@ const otherRuntimeError: Signature = {
 };
 
 export const signatures: readonly Signature[] = [
+  tfConvAlgorithm,
   mallocAsync,
   absurdRequest,
   cachingAllocator,

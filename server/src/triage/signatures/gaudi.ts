@@ -16,9 +16,12 @@ import type { Signature } from './types';
 const devmem: Signature = {
   id: 'hpu-devmem-allocation',
   platform: 'gaudi',
-  needles: ['DEVMEM Allocation failed'],
+  needles: ['DEVMEM Allocation failed', 'SYNHELPER workspace Allocation'],
   match(line) {
-    const size = /Allocation failed for size::(\d+)/.exec(line.content);
+    // SynapseAI's graph helper failing to allocate a compiled graph's workspace on the device reads
+    // the same way: "FATAL ERROR :: MODULE:SYNHELPER workspace Allocation of size ::14493510400
+    // failed!" (HabanaAI/Model-References#10, raised as a RuntimeError from loss.backward()).
+    const size = /Allocation failed for size::(\d+)/.exec(line.content) ?? /SYNHELPER workspace Allocation of size ::?\s*(\d+) failed/.exec(line.content);
     if (!size) return undefined;
     const requested = Number(size[1]);
     const rank = line.rank ?? inlineRank(line.content);

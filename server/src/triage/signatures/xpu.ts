@@ -7,6 +7,7 @@
  */
 import { formatBytes } from '../../format';
 import type { Fix } from '../../protocol';
+import { shrinkPeak } from '../fixes';
 import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Signature } from './types';
@@ -123,4 +124,138 @@ const deviceLost: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, memGetInfoUnsupported, tensorflowXpu, deviceLost];
+/**
+ * The SYCL runtime's out-of-memory statuses: the Unified Runtime's UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY
+ * (39) and ..._OUT_OF_HOST_MEMORY (38), the older plugin interface's PI_ERROR_OUT_OF_HOST_MEMORY (-6)
+ * and PI_ERROR_OUT_OF_RESOURCES (-5), Level Zero's ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY. Behind
+ * "Native API failed. Native API returns: 39 (...)" or "level_zero backend failed with error: 39 (...)".
+ */
+const SYCL_OOM_STATUS = /\b(?:UR_RESULT|PI|ZE_RESULT)_ERROR_OUT_OF_(?:DEVICE_MEMORY|HOST_MEMORY|RESOURCES)\b/;
+/** Other evidence of memory running out that ggml's SYCL backend prints next to its error. */
+const SYCL_OOM_TEXT = /Failed to allocate physical memory|cannot allocate memory|out of memory/i;
+/** How many lines around ggml's "SYCL error" line are searched for the status that caused it. */
+const SYCL_CONTEXT_LINES = 4;
+
+const ggmlSyclFewerLayers: Fix = {
+  id: 'ggml-sycl-fewer-layers',
+  title: 'Offload fewer layers (-ngl), use a smaller context (-c) or batch (-b/-ub), or a smaller quantization',
+  rationale: 'The weights, the KV cache and the compute buffers all live in device memory; the context size alone can take gigabytes.',
+};
+
+/**
+ * A SYCL runtime status that says memory ran out, on its own line. Where ggml's "SYCL error" line
+ * follows (within a few lines), that line reports the failure and this one joins it as evidence.
+ */
+const syclOomStatus: Signature = {
+  id: 'sycl-out-of-memory-status',
+  platform: 'xpu',
+  needles: ['ERROR_OUT_OF_'],
+  match(line) {
+    const status = SYCL_OOM_STATUS.exec(line.content);
+    if (!status) return undefined;
+    for (let k = 1; k <= SYCL_CONTEXT_LINES; k++) if (line.next(k)?.includes('SYCL error')) return undefined;
+    return {
+      signature: 'sycl-out-of-memory-status',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'xpu',
+      catchable: true,
+      summary: `XPU out of memory: the SYCL runtime returned ${status[0]}`,
+      explanation:
+        'An allocation or a copy needing memory failed in the SYCL runtime (Level Zero). The status is returned to the caller, which raises it ' +
+        '(PyTorch raises a RuntimeError).',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [shrinkPeak()],
+    };
+  },
+};
+
+/**
+ * llama.cpp/ggml's SYCL backend checks its calls and aborts on a failed one: "SYCL error:
+ * CHECK_TRY_ERROR(...): Meet error in this line code!" (newer: "Exception caught in this line of
+ * code."), then "in function ... at ggml-sycl.cpp:N" and GGML_ASSERT / "common.hpp:N: SYCL error"
+ * with a backtrace. What failed is printed just before it (the runtime's status, "Failed to allocate
+ * physical memory." from the VMM pool, oneMKL's "cannot allocate memory on host"): an out-of-memory
+ * cause makes it a runtime abort, anything else (a lost device, an unsupported sub-group size) is not
+ * an OOM.
+ */
+const ggmlSyclError: Signature = {
+  id: 'ggml-sycl-error',
+  platform: 'xpu',
+  needles: ['SYCL error'],
+  match(line) {
+    if (!/SYCL error: /.test(line.content)) return undefined;
+    const around: string[] = [];
+    for (let k = 1; k <= SYCL_CONTEXT_LINES; k++) {
+      const before = line.previous(k);
+      if (before !== undefined) around.push(before);
+    }
+    const after = line.next(1);
+    if (after !== undefined) around.push(after);
+    // A lost device has its own signature and verdict; this line would only repeat it.
+    if (around.some((l) => /_ERROR_DEVICE_LOST\b/.test(l))) return undefined;
+    const status = around.map((l) => SYCL_OOM_STATUS.exec(l)?.[0] ?? SYCL_OOM_TEXT.exec(l)?.[0]).find((s) => s !== undefined);
+    const call = /CHECK_TRY_ERROR\(\s*(.{0,60})/.exec(line.content)?.[1]?.replace(/\s+/g, ' ');
+    const common = {
+      signature: 'ggml-sycl-error',
+      role: 'failure' as const,
+      platform: 'xpu' as const,
+      catchable: false,
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+    };
+    if (status) {
+      return {
+        ...common,
+        kind: 'runtime-abort',
+        summary: `llama.cpp/ggml aborted: SYCL out of memory (${status})`,
+        explanation:
+          `A SYCL call failed with ${status} and ggml's SYCL backend aborts the process on any failed call, so nothing reaches the caller. ` +
+          'Running out of device memory in the middle of a run (the KV cache filling up, a pool growing) ends here.',
+        fixes: [ggmlSyclFewerLayers],
+      };
+    }
+    return {
+      ...common,
+      kind: 'not-oom',
+      summary: 'Not an OOM: llama.cpp/ggml aborted on a SYCL error' + (call ? ` in ${call}` : ''),
+      explanation:
+        'ggml\'s SYCL backend aborts on any failed SYCL call. Nothing printed near it says memory ran out: look at the runtime status just above ' +
+        '(a Native API error code) for the cause, often a driver or oneAPI version problem or an unsupported device feature.',
+      fixes: [{ id: 'ggml-sycl-runtime', title: 'Check the oneAPI runtime and the GPU driver match the ones llama.cpp was built with, and rerun with GGML_SYCL_DEBUG=1 to see the failing op', rationale: 'The error is in the runtime call, not in a memory limit.' }],
+    };
+  },
+};
+
+/**
+ * ggml's SYCL buffer type failing to allocate a backend buffer: "ggml_backend_sycl_buffer_type_alloc_buffer:
+ * can't allocate 3503030272 Bytes of memory on device" (older: "can't malloc N Bytes memory on
+ * device"). Returned to the caller like its CUDA counterpart.
+ */
+const ggmlSyclBuffer: Signature = {
+  id: 'ggml-sycl-buffer-alloc',
+  platform: 'xpu',
+  needles: ['sycl_buffer_type_alloc_buffer'],
+  match(line) {
+    const m = /sycl_buffer_type_alloc_buffer: can't (?:allocate|malloc) (\d+) Bytes/.exec(line.content);
+    if (!m) return undefined;
+    const requested = Number(m[1]);
+    return {
+      signature: 'ggml-sycl-buffer-alloc',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'xpu',
+      catchable: true,
+      summary: `llama.cpp/ggml could not allocate a SYCL buffer of ${formatBytes(requested)}`,
+      explanation:
+        'ggml allocates the weights, the KV cache and the compute buffers as a few large device buffers; this one did not fit in what the device had left. ' +
+        'The failure goes back to the caller, which reports a model or context it cannot create.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: { requestedBytes: requested },
+      fixes: [ggmlSyclFewerLayers, ...(requested > FOUR_GIB ? [relaxedLimit(requested)] : [])],
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [cachingAllocator, memGetInfoUnsupported, tensorflowXpu, deviceLost, ggmlSyclBuffer, syclOomStatus, ggmlSyclError];
