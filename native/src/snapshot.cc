@@ -1,8 +1,8 @@
 #include "snapshot.h"
 
 #include <algorithm>
-#include <memory>
 #include <cstring>
+#include <memory>
 #include <string_view>
 #include <unordered_map>
 
