@@ -8,7 +8,8 @@ import { loadCorpus, ratio, scoreCorpus, type CorpusEntry } from './triage-corpu
  * `blind` was collected after the engine was frozen, `blind2` after the fixes the first blind run
  * prompted, `blind3` after those, `blind4` after blind3's, `blind5` after blind4's (their first-run scores are in
  * docs/TRIAGE.md; the floors here are the scores after each batch's gaps were filled); `blind6` was scored
- * after blind5's fixes (its one miss was later covered by a pass over leftover message classes).
+ * after blind5's fixes (its one miss was later covered by a pass over leftover message classes); `blind7`
+ * was scored after that pass and not tuned, so its floor is its first run.
  */
 const FLOORS = {
   train: { kind: 1, exact: 1 },
@@ -19,9 +20,11 @@ const FLOORS = {
   blind4: { kind: 1, exact: 1 },
   blind5: { kind: 1, exact: 107 / 108 },
   blind6: { kind: 1, exact: 1 },
+  // Not tuned: its first run is the floor.
+  blind7: { kind: 21 / 22, exact: 1 },
 };
 
-const BATCHES: Partial<Record<keyof typeof FLOORS, string>> = { blind: 'after-engine-freeze', blind2: 'batch-2-after-blind-fixes', blind3: 'batch-3', blind4: 'batch-4', blind5: 'batch-5', blind6: 'batch-6' };
+const BATCHES: Partial<Record<keyof typeof FLOORS, string>> = { blind: 'after-engine-freeze', blind2: 'batch-2-after-blind-fixes', blind3: 'batch-3', blind4: 'batch-4', blind5: 'batch-5', blind6: 'batch-6', blind7: 'batch-7' };
 
 const inSplit = (e: CorpusEntry, split: keyof typeof FLOORS): boolean => {
   const batch = BATCHES[split];
@@ -40,7 +43,7 @@ describe('triage accuracy on the labelled corpus', () => {
     for (const entry of corpus) expect(entry.sourceUrl).toMatch(/^https:\/\//);
   });
 
-  for (const split of ['train', 'holdout', 'blind', 'blind2', 'blind3', 'blind4', 'blind5', 'blind6'] as const) {
+  for (const split of ['train', 'holdout', 'blind', 'blind2', 'blind3', 'blind4', 'blind5', 'blind6', 'blind7'] as const) {
     it(`keeps kind and exact-number accuracy on the ${split} logs`, async () => {
       const score = await scoreCorpus(corpus.filter((e) => inSplit(e, split)));
       const report = score.misses.join('\n');
