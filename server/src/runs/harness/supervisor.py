@@ -436,6 +436,8 @@ def downsample(samples):
 # One cell
 
 def rank_preexec(pgid_holder, index):
+    supervisor = os.getpid()
+
     def preexec():
         # One process group per cell, in the supervisor's session (setpgid cannot cross sessions).
         os.setpgid(0, 0 if index == 0 else pgid_holder[0])
@@ -443,6 +445,10 @@ def rank_preexec(pgid_holder, index):
             ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG: a rank never outlives its supervisor
         except (OSError, AttributeError):
             pass
+        # The supervisor may have died between the fork and the prctl (a server killed just as a
+        # cell starts): then no signal will ever come, so leave now.
+        if os.getppid() != supervisor:
+            os._exit(1)
     return preexec
 
 
