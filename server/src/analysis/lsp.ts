@@ -98,7 +98,25 @@ export function register(ctx: ServerContext): void {
     return findDevice(defaultSettings.device)!;
   };
 
-  const analyze = (uri: string, text: string, version: number): Promise<void> =>
+  // The latest analysis of each document while it runs: CodeLens and hover requests wait for it,
+  // because VS Code asks for a document's lenses once when it opens, often before its first
+  // analysis is done, and would otherwise show none until the next edit.
+  const running = new Map<string, Promise<void>>();
+  const settled = async (uri: string): Promise<void> => {
+    await running.get(uri)?.catch(() => undefined);
+  };
+
+  const analyze = (uri: string, text: string, version: number): Promise<void> => {
+    const run = analyzeNow(uri, text, version);
+    running.set(uri, run);
+    const forget = (): void => {
+      if (running.get(uri) === run) running.delete(uri);
+    };
+    run.then(forget, forget);
+    return run;
+  };
+
+  const analyzeNow = (uri: string, text: string, version: number): Promise<void> =>
     ctx.track('analysis', async () => {
       const filePath = uri.startsWith('file:') ? fileURLToPath(uri) : uri;
       const language = languageForPath(filePath);
@@ -155,13 +173,15 @@ export function register(ctx: ServerContext): void {
     return actions;
   });
 
-  ctx.connection.onCodeLens((params): CodeLens[] => {
+  ctx.connection.onCodeLens(async (params): Promise<CodeLens[]> => {
+    await settled(params.textDocument.uri);
     const plan = open.get(params.textDocument.uri)?.result?.plan;
     if (!plan) return [];
     return [{ range: { start: { line: plan.line, character: 0 }, end: { line: plan.line, character: 0 } }, command: { title: lensTitle(plan), command: '' } }];
   });
 
-  ctx.connection.onHover((params): Hover | null => {
+  ctx.connection.onHover(async (params): Promise<Hover | null> => {
+    await settled(params.textDocument.uri);
     const plan = open.get(params.textDocument.uri)?.result?.plan;
     if (!plan || params.position.line !== plan.line) return null;
     return { contents: { kind: MarkupKind.Markdown, value: planMarkdown(plan) } };
