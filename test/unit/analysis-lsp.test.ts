@@ -13,7 +13,7 @@ import { fixture } from './analysis-helpers';
 /** A connection and a document manager holding only the members the analysis feature uses. */
 function fakeServer(device: string) {
   const published = new Map<string, Diagnostic[]>();
-  const handlers: { action?: (p: CodeActionParams) => CodeAction[]; lens?: (p: CodeLensParams) => CodeLens[]; hover?: (p: HoverParams) => Hover | null } = {};
+  const handlers: { action?: (p: CodeActionParams) => CodeAction[]; lens?: (p: CodeLensParams) => Promise<CodeLens[]>; hover?: (p: HoverParams) => Promise<Hover | null> } = {};
   const changeListeners: Array<(e: { document: TextDocument }) => void> = [];
   const pending: Array<Promise<unknown>> = [];
   const ctx = {
@@ -42,8 +42,12 @@ function fakeServer(device: string) {
     handlers,
     published,
     async open(doc: TextDocument): Promise<void> {
-      for (const l of changeListeners) l({ document: doc });
+      this.change(doc);
       await Promise.all(pending);
+    },
+    /** Delivers the document without waiting for its analysis. */
+    change(doc: TextDocument): void {
+      for (const l of changeListeners) l({ document: doc });
     },
   };
 }
@@ -59,17 +63,28 @@ describe('analysis over LSP', () => {
     const race = diags.find((d) => d.code === 'HR003');
     expect(race?.codeDescription?.href).toMatch(/docs\/rules\/HR003\.md$/);
 
-    const lenses = server.handlers.lens!({ textDocument: { uri } });
+    const lenses = await server.handlers.lens!({ textDocument: { uri } });
     expect(lenses[0]?.command?.title).toMatch(/^~\d+\.\d\d GiB\/card of 47\.50 GiB \(RNGD\), \d+%$/);
     const line = lenses[0]!.range.start.line;
     expect(text.split('\n')[line]).toContain('from_pretrained');
 
-    const hover = server.handlers.hover!({ textDocument: { uri }, position: { line, character: 4 } });
+    const hover = await server.handlers.hover!({ textDocument: { uri }, position: { line, character: 4 } });
     expect(JSON.stringify(hover?.contents)).toContain('Optimizer states');
 
     const actions = server.handlers.action!({ textDocument: { uri }, range: race!.range, context: { diagnostics: [race!] } });
     expect(actions[0]?.title).toContain('DEVICE_ALLOC_LOCK');
     expect(actions[0]?.edit?.changes?.[uri]?.length).toBeGreaterThan(1);
+  });
+
+  it('answers a CodeLens request that arrives before the first analysis ends, once it ends', async () => {
+    // VS Code asks for a document's lenses right after opening it; an empty answer then would stand until an edit.
+    const { file, text } = fixture('accelerate_qwen.py');
+    const uri = pathToFileURL(file).href;
+    const server = fakeServer('H100-80GB');
+    server.change(TextDocument.create(uri, 'python', 1, text));
+    const lenses = await server.handlers.lens!({ textDocument: { uri } });
+    expect(lenses).toHaveLength(1);
+    expect(lenses[0]?.command?.title).toMatch(/GiB\/card of 79\.10 GiB \(H100-80GB\)/);
   });
 
   it('reanalyzes after an edit: fixing the conf string clears its diagnostic', async () => {
