@@ -72,6 +72,20 @@ inline uint64_t loadLe(const uint8_t* p, size_t n) {
   return v;
 }
 
+// A little-endian two's-complement integer of 1 to 8 bytes (LONG1's payload), sign-extended.
+inline int64_t loadSignedLe(const uint8_t* p, size_t n) {
+  uint64_t v = loadLe(p, n);
+  if (n < 8 && (p[n - 1] & 0x80)) v |= ~uint64_t{0} << (8 * n);
+  return static_cast<int64_t>(v);
+}
+
+// BINFLOAT's payload: a big-endian IEEE-754 double, kept as its bits.
+inline int64_t loadFloatBits(const uint8_t* p) {
+  uint64_t bits = 0;
+  for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];
+  return static_cast<int64_t>(bits);
+}
+
 inline uint64_t hashBytes(std::string_view s) {
   // FNV-1a; strings here are short keys, names and paths.
   uint64_t h = 1469598103934665603ull;
@@ -313,11 +327,7 @@ Value PickleReader::readLong(size_t n) {
   std::string_view b = readBytes(n, "a LONG argument");
   const auto* p = reinterpret_cast<const uint8_t*>(b.data());
   if (n == 0) return Value::integer(0);
-  if (n <= 8) {
-    uint64_t v = loadLe(p, n);
-    if (n < 8 && (p[n - 1] & 0x80)) v |= ~uint64_t{0} << (8 * n);  // Sign-extend.
-    return Value::integer(static_cast<int64_t>(v));
-  }
+  if (n <= 8) return Value::integer(loadSignedLe(p, n));
   // Longer encodings still fit in int64 when the extra bytes only repeat the sign.
   const bool negative = (p[n - 1] & 0x80) != 0;
   bool fits = ((p[7] & 0x80) != 0) == negative;
@@ -363,10 +373,11 @@ bool PickleReader::tryFlatDict() {
     // Scalars and strings pass through adopt unchanged; skip the call for them.
     if (v.isContainer() || v.tag == Tag::TypeTagFn) v = adopt(v);
   }
-  flat_.kind = Tag::Dict;
-  flat_.items.swap(items);
-  Value result = lowering_.lower(*this, flat_);
-  flat_.items.swap(items);
+  Container& scratch = flatNested_[0];
+  scratch.kind = Tag::Dict;
+  scratch.items.swap(items);
+  Value result = lowering_.lower(*this, scratch);
+  scratch.items.swap(items);
   if (result.tag == Tag::Unset) {
     result = newContainer(Tag::Dict);
     containers_[result.ref].items.assign(items.begin(), items.end());
@@ -499,17 +510,13 @@ bool PickleReader::readFlatValue(FlatCursor& c, size_t depth, Value& v) {
       if (p >= end) return false;
       const size_t n = *p++;
       if (n > 8 || static_cast<size_t>(end - p) < n) return false;
-      uint64_t x = n == 0 ? 0 : loadLe(p, n);
-      if (n > 0 && n < 8 && (p[n - 1] & 0x80)) x |= ~uint64_t{0} << (8 * n);
-      v = Value::integer(static_cast<int64_t>(x));
+      v = Value::integer(n == 0 ? 0 : loadSignedLe(p, n));
       p += n;
       return true;
     }
     case BINFLOAT: {
       if (end - p < 8) return false;
-      uint64_t bits = 0;
-      for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];
-      v = Value{Tag::Float, 0, static_cast<int64_t>(bits)};
+      v = Value{Tag::Float, 0, loadFloatBits(p)};
       p += 8;
       return true;
     }
@@ -628,11 +635,8 @@ Value PickleReader::run() {
         break;
       }
       case BINFLOAT: {
-        // Big-endian IEEE-754 double.
         const auto* p = reinterpret_cast<const uint8_t*>(readBytes(8, "BINFLOAT").data());
-        uint64_t bits = 0;
-        for (int i = 0; i < 8; ++i) bits = (bits << 8) | p[i];
-        stack_.push_back(Value{Tag::Float, 0, static_cast<int64_t>(bits)});
+        stack_.push_back(Value{Tag::Float, 0, loadFloatBits(p)});
         break;
       }
       case SHORT_BINUNICODE:

@@ -193,8 +193,7 @@ class PickleReader {
   std::vector<Value> stack_;
   std::vector<size_t> marks_;
   Memo memo_;
-  Container flat_;                          // Scratch dict for tryFlatDict.
-  Container flatNested_[kFlatDepth];        // Scratch for nested containers, by depth.
+  Container flatNested_[kFlatDepth];          // Scratch containers handed to the lowering, by depth.
   std::vector<Value> flatItems_[kFlatDepth];  // Items read so far, by depth.
   std::vector<uint32_t> flatEmptyLists_;      // Containers the fast path made for empty lists.
   uint64_t opOffset_ = 0;  // Offset of the opcode being executed.
