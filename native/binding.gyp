@@ -13,6 +13,7 @@
         "src/decode_worker.cc",
         "src/allocator_settings.cc",
         "src/simulator.cc",
+        "src/free_list.cc",
         "src/replay.cc",
         "src/reconstruct.cc",
         "src/snapshot_writer.cc"

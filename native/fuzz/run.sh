@@ -25,7 +25,7 @@ clang++ -std=c++17 -g -O1 -fno-omit-frame-pointer \
   -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I "$src" \
   "$src/byte_source.cc" "$src/buffers.cc" "$src/pickle_reader.cc" "$src/snapshot.cc" "$src/allocator_settings.cc" \
-  "$src/simulator.cc" "$src/replay.cc" "$src/reconstruct.cc" "$here/decode_fuzzer.cc" \
+  "$src/simulator.cc" "$src/free_list.cc" "$src/replay.cc" "$src/reconstruct.cc" "$here/decode_fuzzer.cc" \
   -lz -o "$out/decode_fuzzer"
 python3 "$here/seeds.py" "$out/seeds"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -70,18 +70,26 @@ void DeviceSimulator::deleteBlock(uint32_t b) {
 }
 
 void DeviceSimulator::insertIntoBlocks(uint32_t b) {
-  Pool& pool = poolOf(blocks_[b]);
   Block& block = blocks_[b];
+  Pool& pool = poolOf(block);
   block.gcCountBase = pool.getFreeBlocksCallCount;
-  block.freeSetNode = pool.blocks.insert(keyOf(b)).first;
-  block.inFreeSet = true;
+  pool.listFor(block.stream).insert(block.size, block.ptr, b);
+  block.inFreeList = true;
 }
 
 void DeviceSimulator::eraseFromBlocks(uint32_t b) {
   Block& block = blocks_[b];
-  if (!block.inFreeSet) return;
-  poolOf(block).blocks.erase(block.freeSetNode);
-  block.inFreeSet = false;
+  if (!block.inFreeList) return;
+  poolOf(block).listFor(block.stream).erase(block.size, block.ptr, b);
+  block.inFreeList = false;
+}
+
+std::vector<uint32_t> DeviceSimulator::freeBlocksOf(const Pool& pool) {
+  std::vector<uint32_t> ids;
+  for (const auto& [stream, list] : pool.free) {
+    for (FreeList::Position it = list.begin(); !list.atEnd(it); it = list.next(it)) ids.push_back(list.id(it));
+  }
+  return ids;
 }
 
 void DeviceSimulator::addReserved(uint64_t bytes) {
@@ -110,35 +118,39 @@ uint32_t DeviceSimulator::malloc(uint64_t origSize, uint64_t stream, uint32_t ow
 bool DeviceSimulator::getFreeBlock(Params& p) {
   Pool& pool = *p.pool;
   if (gcEnabled()) ++pool.getFreeBlocksCallCount;
-  auto it = pool.blocks.lower_bound(searchKey(p.stream, p.size, 0));
-  if (it == pool.blocks.end() || blocks_[it->id].stream != p.stream) return false;
-  if (blocks_[it->id].segment >= 0) {
+  const auto list = pool.free.find(p.stream);
+  if (list == pool.free.end()) return false;
+  FreeList& free = list->second;
+  FreeList::Position it = free.lowerBound(p.size, 0);
+  if (free.atEnd(it)) return false;
+  if (blocks_[free.id(it)].segment >= 0) {
     if (settings_.expandableSegments) {
       // Best fit counts the unmapped space an expandable block could grow into.
       auto expandableSize = [this](uint32_t b) {
         const Block& x = blocks_[b];
         return x.size + (x.next != kNil && !blocks_[x.next].mapped ? blocks_[x.next].size : 0);
       };
-      auto next = std::next(it);
-      while (blocks_[it->id].segment >= 0 && next != pool.blocks.end() && blocks_[next->id].stream == p.stream &&
-             expandableSize(next->id) < expandableSize(it->id)) {
-        it = next++;
+      FreeList::Position next = free.next(it);
+      while (blocks_[free.id(it)].segment >= 0 && !free.atEnd(next) &&
+             expandableSize(free.id(next)) < expandableSize(free.id(it))) {
+        it = next;
+        next = free.next(next);
       }
     } else {
       do {
-        ++it;
-      } while (it != pool.blocks.end() && blocks_[it->id].segment >= 0 && blocks_[it->id].stream == p.stream);
-      if (it == pool.blocks.end() || blocks_[it->id].stream != p.stream) return false;
+        it = free.next(it);
+      } while (!free.atEnd(it) && blocks_[free.id(it)].segment >= 0);
+      if (free.atEnd(it)) return false;
     }
   }
-  const uint64_t candidate = blocks_[it->id].size;
+  const uint64_t candidate = blocks_[free.id(it)].size;
   // Do not return an oversized block for a large request.
   if (p.size < settings_.maxSplitSize && candidate >= settings_.maxSplitSize) return false;
   // Allow an oversized block to be rounded up, but only so far.
   if (p.size >= settings_.maxSplitSize && candidate >= p.size + settings_.maxNonSplitRoundingSize) return false;
-  p.block = it->id;
-  pool.blocks.erase(it);
-  blocks_[p.block].inFreeSet = false;
+  p.block = free.id(it);
+  p.list = &free;
+  p.at = it;
   return true;
 }
 
@@ -177,25 +189,30 @@ bool DeviceSimulator::releaseAvailableCachedBlocks(const Params& p) {
   if (settings_.maxSplitSize == UINT64_MAX) return false;
   Pool& pool = *p.pool;
   const uint64_t keySize = std::max(p.size, settings_.maxSplitSize);
-  auto it = pool.blocks.lower_bound(searchKey(p.stream, keySize, 0));
-  if (it == pool.blocks.end() || blocks_[it->id].stream != p.stream || blocks_[it->id].segment >= 0) {
+  const auto list = pool.free.find(p.stream);
+  if (list == pool.free.end()) return false;
+  const FreeList& free = list->second;
+  FreeList::Position it = free.lowerBound(keySize, 0);
+  if (free.atEnd(it) || blocks_[free.id(it)].segment >= 0) {
     // No single block is large enough: free oversize blocks, largest first.
-    if (it == pool.blocks.begin()) return false;
+    if (free.atBegin(it)) return false;
     uint64_t released = 0;
-    --it;
-    while (released < keySize && blocks_[it->id].size >= settings_.maxSplitSize && blocks_[it->id].stream == p.stream) {
-      auto cur = it;
-      const bool isFirst = cur == pool.blocks.begin();
-      if (!isFirst) --it;
-      if (blocks_[cur->id].segment < 0) {
-        released += blocks_[cur->id].size;
-        releaseBlock(cur->id);
+    std::vector<uint32_t> oversize;
+    it = free.prev(it);
+    while (released < keySize && blocks_[free.id(it)].size >= settings_.maxSplitSize) {
+      const uint32_t b = free.id(it);
+      if (blocks_[b].segment < 0) {
+        released += blocks_[b].size;
+        oversize.push_back(b);
       }
-      if (isFirst) break;
+      if (free.atBegin(it)) break;
+      it = free.prev(it);
     }
+    // Released after the walk: releasing erases from the list the walk reads.
+    for (uint32_t b : oversize) releaseBlock(b);
     if (released < keySize) return false;
   } else {
-    releaseBlock(it->id);
+    releaseBlock(free.id(it));
   }
   return true;
 }
@@ -215,9 +232,7 @@ bool DeviceSimulator::releaseCachedBlocks() {
 
 void DeviceSimulator::releaseBlocks(Pool& pool) {
   std::vector<uint32_t> toUnmap;
-  for (auto it = pool.blocks.begin(); it != pool.blocks.end();) {
-    const uint32_t b = it->id;
-    ++it;
+  for (uint32_t b : freeBlocksOf(pool)) {
     if (blocks_[b].segment >= 0) {
       toUnmap.push_back(b);
     } else if (blocks_[b].prev == kNil && blocks_[b].next == kNil) {
@@ -250,8 +265,7 @@ void DeviceSimulator::garbageCollectCachedBlocks() {
   auto age = [this](uint32_t b) {
     return static_cast<uint64_t>(static_cast<int>(large_.getFreeBlocksCallCount - blocks_[b].gcCountBase));
   };
-  for (const Key& k : large_.blocks) {
-    const uint32_t b = k.id;
+  for (uint32_t b : freeBlocksOf(large_)) {
     if (blocks_[b].prev == kNil && blocks_[b].next == kNil) {
       totalAge += age(b);
       ++freeable;
@@ -262,9 +276,7 @@ void DeviceSimulator::garbageCollectCachedBlocks() {
   while (reclaimed < target && freed && freeable > 0) {
     const double threshold = static_cast<double>(totalAge) / static_cast<double>(freeable);
     freed = false;
-    for (auto it = large_.blocks.begin(); it != large_.blocks.end();) {
-      const uint32_t b = it->id;
-      ++it;
+    for (uint32_t b : freeBlocksOf(large_)) {
       const Block& block = blocks_[b];
       if (block.prev == kNil && block.next == kNil && block.segment < 0 && static_cast<double>(age(b)) >= threshold) {
         freed = true;
@@ -302,7 +314,16 @@ uint32_t DeviceSimulator::allocFoundBlock(const Params& p, uint64_t origSize, ui
     rest.prev = b;
     rest.ptr += p.size;
     rest.size -= p.size;
-    insertIntoBlocks(remaining);
+    if (p.list != nullptr) {
+      // The remainder keeps the found block's id and its place in the free list.
+      rest.gcCountBase = p.pool->getFreeBlocksCallCount;
+      p.list->replaceAt(p.at, rest.size, rest.ptr, remaining);
+    } else {
+      insertIntoBlocks(remaining);
+    }
+  } else if (p.list != nullptr) {
+    p.list->eraseAt(p.at);
+    blocks_[b].inFreeList = false;
   }
   Block& block = blocks_[b];
   block.allocated = true;
@@ -336,16 +357,42 @@ void DeviceSimulator::freeCompleted(uint32_t b, uint32_t owner) {
 }
 
 void DeviceSimulator::freeBlock(uint32_t b) {
-  tryMerge(b, blocks_[b].prev);
-  tryMerge(b, blocks_[b].next);
-  insertIntoBlocks(b);
+  // The freed block takes over the free-list entry of the first neighbour it absorbs (usually the
+  // remainder split off when it was allocated): one move in the list instead of an erase and an insert.
+  uint32_t absorbed = kNil;
+  uint64_t absorbedSize = 0;
+  uint64_t absorbedPtr = 0;
+  for (const uint32_t neighbour : {blocks_[b].prev, blocks_[b].next}) {
+    if (absorbed == kNil && canMerge(b, neighbour) && blocks_[neighbour].inFreeList) {
+      absorbed = neighbour;
+      absorbedSize = blocks_[neighbour].size;
+      absorbedPtr = blocks_[neighbour].ptr;
+      blocks_[neighbour].inFreeList = false;  // Its entry is left in place for b.
+    }
+    tryMerge(b, neighbour);
+  }
+  if (absorbed == kNil) {
+    insertIntoBlocks(b);
+    return;
+  }
+  Block& block = blocks_[b];
+  Pool& pool = poolOf(block);
+  block.gcCountBase = pool.getFreeBlocksCallCount;
+  FreeList& list = pool.listFor(block.stream);
+  list.replaceAt(list.find(absorbedSize, absorbedPtr, absorbed), block.size, block.ptr, b);
+  block.inFreeList = true;
+}
+
+bool DeviceSimulator::canMerge(uint32_t dst, uint32_t src) const {
+  if (src == kNil) return false;
+  const Block& s = blocks_[src];
+  return !s.allocated && !s.pending && blocks_[dst].mapped == s.mapped;
 }
 
 uint64_t DeviceSimulator::tryMerge(uint32_t dst, uint32_t src) {
-  if (src == kNil) return 0;
+  if (!canMerge(dst, src)) return 0;
   Block& s = blocks_[src];
   Block& d = blocks_[dst];
-  if (s.allocated || s.pending || d.mapped != s.mapped) return 0;
   if (d.prev == src) {
     d.ptr = s.ptr;
     d.prev = s.prev;

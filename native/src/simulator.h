@@ -14,11 +14,13 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <vector>
 
 #include "allocator_settings.h"
+#include "free_list.h"
 #include "node_pool.h"
 
 namespace headroom {
@@ -93,20 +95,13 @@ class DeviceSimulator {
   static uint64_t roundSize(const AllocatorSettings& settings, uint64_t size);
 
  private:
-  // Free-list entries carry their sort key inline, so a best-fit search touches only the tree.
+  // Unmapped ranges are ordered by stream and address; the key carries the block's fields so a
+  // search touches only the tree.
   struct Key {
     uint64_t stream;
     uint64_t size;
     uint64_t ptr;
     uint32_t id;
-  };
-  struct BySize {
-    bool operator()(const Key& x, const Key& y) const {
-      if (x.stream != y.stream) return x.stream < y.stream;
-      if (x.size != y.size) return x.size < y.size;
-      if (x.ptr != y.ptr) return x.ptr < y.ptr;
-      return x.id < y.id;
-    }
   };
   struct ByAddress {
     bool operator()(const Key& x, const Key& y) const {
@@ -115,7 +110,6 @@ class DeviceSimulator {
       return x.id < y.id;
     }
   };
-  using FreeSet = std::set<Key, BySize, PoolAllocator<Key>>;
   struct Block {
     uint64_t ptr = 0;
     uint64_t size = 0;
@@ -131,14 +125,23 @@ class DeviceSimulator {
     bool pending = false;  // free_requested seen, free_completed not yet.
     bool mapped = true;
     bool live = false;
-    // Where the block sits in its pool's free set, so taking it out needs no search.
-    bool inFreeSet = false;
-    FreeSet::iterator freeSetNode;
+    bool inFreeList = false;
   };
   struct Pool {
     Pool(bool isSmall, NodePool* nodes)
-        : blocks(BySize{}, PoolAllocator<Key>(nodes)), unmapped(ByAddress{}, PoolAllocator<Key>(nodes)), small(isSmall) {}
-    FreeSet blocks;                                         // Free, mapped blocks.
+        : unmapped(ByAddress{}, PoolAllocator<Key>(nodes)), small(isSmall) {}
+    std::map<uint64_t, FreeList> free;                      // Free, mapped blocks, by stream.
+    // The list of one stream (created empty when new); almost every trace uses one stream, so
+    // the last one asked for is remembered (map nodes never move).
+    FreeList& listFor(uint64_t stream) {
+      if (lastList == nullptr || lastStream != stream) {
+        lastList = &free[stream];
+        lastStream = stream;
+      }
+      return *lastList;
+    }
+    uint64_t lastStream = 0;
+    FreeList* lastList = nullptr;
     std::set<Key, ByAddress, PoolAllocator<Key>> unmapped;  // Unmapped ranges of expandable segments.
     bool small;
     int64_t getFreeBlocksCallCount = 0;
@@ -155,6 +158,10 @@ class DeviceSimulator {
     Pool* pool;
     uint64_t allocSize;
     uint32_t block = kNil;
+    // Where best fit found the block: it stays in that free list until allocFoundBlock knows
+    // whether a remainder takes its place. Null for a block from a new or mapped segment.
+    FreeList* list = nullptr;
+    FreeList::Position at{};
   };
 
   uint32_t newBlock();
@@ -162,6 +169,8 @@ class DeviceSimulator {
   Pool& poolOf(const Block& b) { return b.small ? small_ : large_; }
   void insertIntoBlocks(uint32_t b);
   void eraseFromBlocks(uint32_t b);
+  // A pool's free blocks in best-fit order (stream, size, address), for loops that release some.
+  static std::vector<uint32_t> freeBlocksOf(const Pool& pool);
   static Key searchKey(uint64_t stream, uint64_t size, uint64_t ptr) { return Key{stream, size, ptr, 0}; }
   Key keyOf(uint32_t b) const { return Key{blocks_[b].stream, blocks_[b].size, blocks_[b].ptr, b}; }
   bool gcEnabled() const { return capacity_ != 0 && settings_.gcThreshold > 0.0; }
@@ -175,6 +184,7 @@ class DeviceSimulator {
   bool shouldSplit(uint32_t b, uint64_t size) const;
   uint32_t allocFoundBlock(const Params& p, uint64_t origSize, uint32_t owner, bool split);
   void freeBlock(uint32_t b);
+  bool canMerge(uint32_t dst, uint32_t src) const;
   uint64_t tryMerge(uint32_t dst, uint32_t src);
   uint32_t findExpandableBlock(uint64_t stream, Pool& pool, uint64_t size);
   bool mapBlock(uint32_t b, uint64_t size);
