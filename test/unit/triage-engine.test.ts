@@ -424,7 +424,8 @@ describe('host kills reported by a parent or after a progress bar', () => {
     expect(v.fixes[0]!.id).toBe('dataloader-workers');
     expect(triageText('torch.multiprocessing.spawn.ProcessExitedException: process 3 terminated with signal SIGKILL', 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', rank: 3 });
     expect(triageText('Program terminated with signal SIGKILL, Killed.', 'x').verdicts[0]!.kind).toBe('host-oom');
-    expect(triageText('RuntimeError: DataLoader worker (pid 19597) is killed by signal: Segmentation fault.', 'x').verdicts).toEqual([]);
+    // Other signals are crashes, not kills for memory (see blind8's class below).
+    expect(triageText('RuntimeError: DataLoader worker (pid 19597) is killed by signal: Segmentation fault.', 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
   });
 
   it('finds the shell\'s "Killed" after a tqdm bar, with or without the carriage returns of its redraws', () => {
@@ -839,5 +840,113 @@ describe('message classes read in the unread-classes pass (variants from public 
   it("reads SynapseAI's SYNHELPER workspace allocation failure as a Gaudi OOM", () => {
     // HabanaAI/Model-References#10.
     expect(root('RuntimeError: FATAL ERROR :: MODULE:SYNHELPER workspace Allocation of size ::14493510400 failed!')).toMatchObject({ kind: 'catchable-oom', platform: 'gaudi', requestedBytes: 14493510400 });
+  });
+});
+
+describe("message classes of blind8's misses (variants written from the producing projects' source)", () => {
+  const all = (text: string) => triageText(text, 'log').verdicts;
+  const root = (text: string) => all(text)[0];
+
+  it("reads other runtimes' checks of a CUDA call that ran out of memory as a catchable CUDA OOM", () => {
+    // CTranslate2 ("CUDA failed with error " + cudaGetErrorString), vLLM csrc/cumem_allocator.cpp
+    // ("CUDA Error: %s at %s:%d" with cuGetErrorString), FasterTransformer's check() and its forks.
+    for (const line of [
+      'RuntimeError: CUDA failed with error out of memory',
+      'RuntimeError: CUDA Error: out of memory at /opt/vllm/csrc/cumem_allocator.cpp:139',
+      'RuntimeError: [FT][ERROR] CUDA runtime error: out of memory /workspace/FasterTransformer/src/fastertransformer/utils/allocator.h:181',
+      'RuntimeError: [TM][ERROR] CUDA Runtime Error: out of memory /opt/lmdeploy/src/turbomind/utils/memory_utils.cu:77',
+    ]) {
+      expect(root(`${TRACEBACK.join('\n')}\n${line}`), line).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true, userFrames: [{ line: 61 }, { line: 88 }] });
+    }
+    expect(root('RuntimeError: CUDA failed with error CUDA driver version is insufficient for CUDA runtime version')).toBeUndefined();
+  });
+
+  it('reads an uncaught std::bad_alloc as a host allocation abort, and leaves device bad_allocs to the device', () => {
+    for (const text of [
+      "2024-01-02 10:11:12.000 worker.cc:31] step 400\nterminate called after throwing an instance of 'std::bad_alloc'\n  what():  std::bad_alloc\nAborted (core dumped)",
+      'libc++abi: terminating due to uncaught exception of type std::bad_alloc: std::bad_alloc',
+    ]) {
+      expect(all(text), text).toHaveLength(1);
+      expect(root(text), text).toMatchObject({ kind: 'runtime-abort', platform: 'cpu', catchable: false });
+    }
+    const thrust = "terminate called after throwing an instance of 'thrust::system::detail::bad_alloc'\n  what():  std::bad_alloc: cudaErrorMemoryAllocation: out of memory";
+    expect(root(thrust)).toMatchObject({ kind: 'runtime-abort', platform: 'cuda' });
+  });
+
+  it("reads NumPy's MemoryError under every module path with the array's size", () => {
+    // numpy/core/_exceptions.py: _ArrayMemoryError.__str__ and _size_to_string.
+    for (const [type, size, bytes] of [
+      ['numpy.core._exceptions._ArrayMemoryError', '3.58 GiB', Math.round(3.58 * GiB)],
+      ['numpy._core._exceptions._ArrayMemoryError', '512. MiB', 512 * 1024 ** 2],
+      ['MemoryError', '96 bytes', 96],
+    ] as const) {
+      expect(root(`${type}: Unable to allocate ${size} for an array with shape (20000, 24000) and data type float64`), type).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', requestedBytes: bytes });
+    }
+    expect(root('torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB')?.platform).toBe('cuda');
+  });
+
+  it('reads a DataLoader worker killed by a signal other than SIGKILL as not-oom, with the chained user frame', () => {
+    // torch/csrc/DataLoader.cpp: "DataLoader worker (pid N) is killed by signal: " + strsignal(sig).
+    const text = [
+      '[rank2]: Traceback (most recent call last):',
+      '[rank2]:   File "/opt/venv/lib/python3.11/site-packages/torch/utils/data/_utils/signal_handling.py", line 73, in handler',
+      '[rank2]:     _error_if_any_worker_fails()',
+      '[rank2]: RuntimeError: DataLoader worker (pid 91234) is killed by signal: Bus error. It is possible that dataloader\'s workers are out of shared memory.',
+      '',
+      '[rank2]: The above exception was the direct cause of the following exception:',
+      '',
+      '[rank2]: Traceback (most recent call last):',
+      '[rank2]:   File "/srv/job/fit.py", line 77, in <module>',
+      '[rank2]:     for batch in loader:',
+      '[rank2]: RuntimeError: DataLoader worker (pid(s) 91234) exited unexpectedly',
+    ].join('\n');
+    // PyTorch adds a sentence about shared memory after a bus error.
+    const bus = root(text);
+    expect(bus).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true, rank: 2, userFrames: [{ file: '/srv/job/fit.py', line: 77 }] });
+    expect(bus!.fixes[0]!.id).toBe('dataloader-shm');
+    const segv = text.replace("Bus error. It is possible that dataloader's workers are out of shared memory.", 'Segmentation fault. ');
+    expect(root(segv)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true, rank: 2, userFrames: [{ file: '/srv/job/fit.py', line: 77 }] });
+    expect(root('RuntimeError: DataLoader worker (pid 4743) is killed by signal: Killed. ')?.kind).toBe('host-oom');
+  });
+
+  it('reads HIP status names other than out-of-memory as not-oom on ROCm, but not in warnings', () => {
+    // HIP runtime hip_code_object.cpp; ROCm docs' troubleshooting quote the spelling with GPU in capitals.
+    expect(root('"hipErrorNoBinaryForGPU: Unable to find code object for all current devices!"\nAborted (core dumped)')).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+    expect(root('RuntimeError: hipErrorInvalidDeviceFunction')).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: true });
+    expect(root('UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Error 101: hipErrorInvalidDevice')).toBeUndefined();
+    expect(root('RuntimeError: hipErrorOutOfMemory')).toMatchObject({ kind: 'catchable-oom', platform: 'rocm' });
+  });
+
+  it("reads Metal's out-of-memory command buffer error: returned by ggml, an abort when MLX's exception is uncaught", () => {
+    const ggml = 'ggml_metal_graph_compute: command buffer 0 failed with status 5\nerror: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)';
+    expect(root(ggml)).toMatchObject({ kind: 'catchable-oom', platform: 'mps', catchable: true });
+    const mlx = 'libc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution failed: Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)';
+    expect(root(mlx)).toMatchObject({ kind: 'runtime-abort', platform: 'mps', catchable: false });
+  });
+
+  it("reads NCCL's network transport warnings as a peer or network failure, and not NET/Plugin's", () => {
+    const ib = 'gpu-node-07:4411:4529 [5] transport/net_ib.cc:1696 NCCL WARN NET/IB : Got completion from peer 10.1.2.3<48213> with status=IBV_WC_RETRY_EXC_ERR(12) opcode=0 len=0 vendor err 129 (Recv)';
+    expect(root(ib)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root('gpu-node-07:4411:4529 [5] misc/socket.cc:49 NCCL WARN NET/Socket : Connection closed by remote peer gpu-node-03<33050>')?.kind).toBe('not-oom');
+    expect(root('gpu-node-07:4411:4411 [0] NCCL WARN NET/Plugin: Could not find: libnccl-net.so.')).toBeUndefined();
+  });
+
+  it('reads allocator numbers from wrapped and embedded messages: a prefixed hard wrap, a soft wrap, escaped line breaks, the old "allowed" field', () => {
+    // A terminal 90 columns wide cuts the line as printed, rank prefix included.
+    const printed = '[rank3]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.50 GiB. GPU  has a total capacity of 39.39 GiB of which 812.00 MiB is free. ' +
+      'Including non-PyTorch memory, this process has 38.59 GiB memory in use. Of the allocated memory 35.10 GiB is allocated by PyTorch, and 2.01 GiB is reserved by PyTorch but unallocated.';
+    const hard = printed.match(/.{1,90}/g)!;
+    expect(root(hard.join('\n'))).toMatchObject({ rank: 3, deviceTotalBytes: Math.round(39.39 * GiB), freeBytes: 812 * 1024 ** 2 });
+    const soft = 'OutOfMemoryError: CUDA out of memory. Tried to allocate 40.00 MiB (GPU 1; 7.79 GiB total capacity; 6.62 GiB already allocated; 28.50 MiB free;\n6.71 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb';
+    expect(root(soft)).toMatchObject({ device: 1, freeBytes: Math.round(28.5 * 1024 ** 2), reservedBytes: Math.round(6.71 * GiB) });
+    const escaped = 'Error: ShardCannotStart("Allocation on device 1 would exceed allowed memory. (out of memory)\\nCurrently allocated     : 30.02 GiB\\nRequested               : 2.00 GiB\\nDevice limit            : 39.39 GiB\\nFree (according to CUDA): 5.06 MiB\\nPyTorch limit (set by user-supplied memory fraction)\\n                        : 35.00 GiB")';
+    expect(root(escaped)).toMatchObject({ device: 1, requestedBytes: 2 * GiB, allowedBytes: 35 * GiB });
+    expect(root('RuntimeError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 2; 31.75 GiB total capacity; 20.10 GiB already allocated; 9.44 MiB free; 24.00 GiB allowed; 20.33 GiB reserved in total by PyTorch)')).toMatchObject({ allowedBytes: 24 * GiB, reservedBytes: Math.round(20.33 * GiB) });
+  });
+
+  it("reads the TPU runtime's reservation cut after \"That was not possible.\", and TensorFlow's request logged after the message", () => {
+    expect(root("jax.errors.JaxRuntimeError: RESOURCE_EXHAUSTED: Error loading program 'jit_step': Attempting to reserve 10.25G at the bottom of memory. That was not possible.")).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', requestedBytes: Math.round(10.25 * GiB) });
+    const tf = 'W tensorflow/core/framework/op_kernel.cc:1158] Resource exhausted: OOM when allocating tensor with shape[32,512,28,28] and type float on /job:localhost/replica:0/task:0/device:GPU:1 by allocator GPU_1_bfc\nW tensorflow/core/common_runtime/bfc_allocator.cc:267] Allocator (GPU_1_bfc) ran out of memory trying to allocate 49.00MiB.  Current allocation summary follows.';
+    expect(root(tf)).toMatchObject({ kind: 'catchable-oom', device: 1, requestedBytes: 49 * 1024 ** 2 });
   });
 });

@@ -100,6 +100,18 @@ function readNewFormat(rest: string, result: AllocatorMessage): AllocatorMessage
   return result;
 }
 
+/**
+ * Whether the text holds an allocator message to its end (so a console's soft wrap cut nothing off):
+ * the old era's closing ")", the new era's "reserved by PyTorch but unallocated". Text with no message
+ * head counts as complete: there is nothing to continue.
+ */
+export function allocatorMessageComplete(text: string): boolean {
+  const head = HEAD.exec(text);
+  if (!head) return true;
+  const rest = text.slice(head.index + head[0].length);
+  return rest.trimStart().startsWith('(') ? rest.includes(')') : /but unallocated/.test(rest);
+}
+
 /** The parenthesised, semicolon-separated era; a message cut off before ")" still yields its fields. */
 function readOldFormat(rest: string, result: AllocatorMessage): AllocatorMessage {
   const open = rest.indexOf('(');
@@ -122,6 +134,8 @@ function readOldFormat(rest: string, result: AllocatorMessage): AllocatorMessage
     else if (label === 'already allocated') n.allocatedBytes = bytes;
     else if (label === 'free') n.freeBytes = bytes;
     else if (label.startsWith('reserved in total')) n.reservedBytes = bytes;
+    // 1.x-2.0 print the memory-fraction limit as "X allowed;" when one is set.
+    else if (label === 'allowed') n.allowedBytes = bytes;
     else if (label === 'cached') n.reservedUnallocatedBytes = bytes;
   }
   return result;

@@ -6,6 +6,8 @@
  */
 import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
+import { toBytes } from '../sizes';
+import { thrownByTerminate } from './lineContext';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
 
@@ -33,23 +35,70 @@ const cpuAllocator: Signature = {
   },
 };
 
+/**
+ * Python's MemoryError, also under a module path and NumPy's subclass: "MemoryError", "numpy.core._exceptions.MemoryError",
+ * "numpy.core._exceptions._ArrayMemoryError" (NumPy 1.20+), "numpy._core._exceptions._ArrayMemoryError" (NumPy 2). NumPy's
+ * message gives the request: "Unable to allocate 7.91 GiB for an array with shape (1396913, 190, 4) and data type float64"
+ * (numpy/core/_exceptions.py: binary units from bytes to EiB, three significant figures, "1234. GiB" past 1000).
+ */
+const MEMORY_ERROR = /^\s*(?:[A-Za-z_]\w*\.)*_?(?:Array)?MemoryError\b/;
+const NUMPY_REQUEST = /Unable to allocate (\d[\d,]*(?:\.\d*)?)\s?(bytes|[KMGTPE]iB) for an array with shape/;
+
 const pythonMemoryError: Signature = {
   id: 'python-memory-error',
   platform: 'cpu',
   needles: ['MemoryError'],
   match(line) {
-    if (!/^\s*MemoryError\b/.test(line.content)) return undefined;
+    if (!MEMORY_ERROR.test(line.content)) return undefined;
+    const numpy = NUMPY_REQUEST.exec(line.content);
+    const requested = numpy ? toBytes(numpy[1]!, numpy[2]!) : undefined;
     return {
       signature: 'python-memory-error',
       role: 'failure',
       kind: 'catchable-oom',
       platform: 'cpu',
       catchable: true,
-      summary: 'Host out of memory: Python raised MemoryError',
-      explanation: 'The Python allocator could not get host memory for an object.',
+      summary: 'Host out of memory: Python raised MemoryError' + (requested !== undefined ? ` (NumPy could not allocate an array of ${formatBytes(requested)})` : ''),
+      explanation: numpy
+        ? 'NumPy asked the OS for the memory of one whole array and was refused: the array does not fit in the host memory (or the address-space or commit limit) left to the process.'
+        : 'The Python allocator could not get host memory for an object.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: requested !== undefined ? { requestedBytes: requested } : {},
+      fixes: numpy ? [hostMemory, shrinkPeak('the array (a smaller dtype such as float32, chunks, or np.memmap)')] : [hostMemory],
+    };
+  },
+};
+
+/**
+ * An uncaught std::bad_alloc: "terminate called after throwing an instance of 'std::bad_alloc'" then
+ * "  what():  std::bad_alloc" (libstdc++), or libc++'s "libc++abi: terminating due to uncaught
+ * exception of type std::bad_alloc: std::bad_alloc". operator new could not get host memory on a
+ * native thread (TensorFlow's executor, a data pipeline), so the process aborted: a host
+ * allocation failure nothing could catch. (thrust's device-side bad_alloc names its own type.)
+ */
+const BAD_ALLOC = /terminate called after throwing an instance of 'std::bad_alloc'|terminating due to uncaught exception of type std::bad_alloc/;
+
+const badAllocAbort: Signature = {
+  id: 'host-bad-alloc-abort',
+  platform: 'cpu',
+  needles: ['terminate called after throwing', 'uncaught exception of type std::bad_alloc'],
+  match(line) {
+    if (!BAD_ALLOC.test(line.content)) return undefined;
+    return {
+      signature: 'host-bad-alloc-abort',
+      role: 'failure',
+      kind: 'runtime-abort',
+      platform: 'cpu',
+      catchable: false,
+      summary: 'Process aborted: a host allocation failed (uncaught std::bad_alloc)',
+      explanation:
+        'C++ code could not get host memory (operator new threw std::bad_alloc) where nothing caught it, so the runtime called std::terminate and the process aborted. ' +
+        'The host ran out of memory (or the process hit its address-space or cgroup limit): look at what holds host RAM, such as datasets, input pipelines and checkpoints.',
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers: {},
-      fixes: [hostMemory],
+      fixes: [hostMemory, shrinkPeak('the host-side data (input pipeline buffers, batch size)')],
+      extraLines: [1].filter((k) => /^\s*what\(\):/.test(line.next(k) ?? '')),
+      absorbsLines: [1],
     };
   },
 };
@@ -160,6 +209,46 @@ const childKilled: Signature = {
   },
 };
 
+/**
+ * A DataLoader worker that died of a signal other than SIGKILL (torch/csrc/DataLoader.cpp: "DataLoader
+ * worker (pid N) is killed by signal: " + strsignal(): "Aborted", "Segmentation fault", "Bus error",
+ * "Terminated", ...). The worker crashed (a native library aborting or faulting in the dataset code)
+ * or was stopped; the main process gets a RuntimeError it could catch. Not the OOM killer, which
+ * sends SIGKILL ("Killed"). A bus error in a worker is usually a full /dev/shm (Docker's 64 MB default),
+ * which PyTorch says after the signal ("It is possible that dataloader's workers are out of shared memory.").
+ */
+const WORKER_SIGNAL = /DataLoader worker \(pid\(?s?\)? ([\d, ]+)\) is killed by signal: ([A-Za-z][\w -]*?)(?:\.|\s*$)/;
+
+const workerSignal: Signature = {
+  id: 'dataloader-worker-signal',
+  platform: 'cpu',
+  needles: ['is killed by signal: '],
+  match(line) {
+    const m = WORKER_SIGNAL.exec(line.content);
+    if (!m || m[2] === 'Killed') return undefined;
+    const bus = /^Bus error/.test(m[2]!);
+    return {
+      signature: 'dataloader-worker-signal',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'cpu',
+      catchable: !thrownByTerminate(line),
+      summary: `Not an OOM: DataLoader worker (pid ${m[1]}) died of a signal (${m[2]})`,
+      explanation:
+        `A DataLoader worker process ended with "${m[2]}", not with the SIGKILL the OOM killer sends: ` +
+        (bus
+          ? 'a bus error in a worker usually means its shared-memory segment could not be backed (a full /dev/shm, 64 MB by default in Docker).'
+          : 'the dataset or collate code crashed in a native library (an abort or a fault), or something stopped the worker.') +
+        ' The main process raised a RuntimeError for it.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: bus
+        ? [{ id: 'dataloader-shm', title: 'Give the workers more shared memory: docker run --shm-size=8g (or --ipc=host), or fewer workers', rationale: 'Workers pass batches through /dev/shm; a bus error is a write to a segment the full tmpfs cannot back.' }]
+        : [{ id: 'dataloader-debug', title: 'Reproduce with num_workers=0 to see the worker\'s own error in the main process', rationale: 'Without worker processes the crash happens where its traceback or native stack can be read.' }],
+    };
+  },
+};
+
 const dataLoaderWorkers = {
   id: 'dataloader-workers',
   title: 'Give the DataLoader workers less to copy: fewer workers (num_workers), a smaller prefetch_factor, datasets that read samples lazily instead of holding them in lists',
@@ -187,4 +276,4 @@ const launcherKill: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, tensorflowCpu, kernelOomKill, shellKilled, childKilled, launcherKill];
+export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, tensorflowCpu, kernelOomKill, shellKilled, childKilled, workerSignal, launcherKill];

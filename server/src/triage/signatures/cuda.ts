@@ -16,9 +16,9 @@ import {
 } from '../fixes';
 import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
-import { allocatorFinding, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
+import { allocatorFinding, allocatorMessageComplete, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform } from '../../protocol';
-import { joinNext, thrownByTerminate, unwrapped } from './lineContext';
+import { joinNext, softWrapped, thrownByTerminate, unwrapped } from './lineContext';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, Signature } from './types';
 
@@ -36,7 +36,7 @@ const cachingAllocator: Signature = {
   needles: ['Tried to allocate'],
   match(line) {
     if (line.content.includes('Current platform can NOT allocate')) return undefined;
-    const msg = parseAllocatorMessage(unwrapped(line) ?? line.content);
+    const msg = parseAllocatorMessage(unwrapped(line) ?? softWrapped(line, allocatorMessageComplete, /Tried to allocate/) ?? line.content);
     if (!msg || (msg.api !== 'CUDA' && msg.api !== '') || (msg.deviceWord !== undefined && msg.deviceWord !== 'GPU')) return undefined;
     return allocatorFinding(msg, CUDA, line.rank);
   },
@@ -58,7 +58,9 @@ const mallocAsync: Signature = {
   match(line) {
     const device = /Allocation on device (\d+) would exceed allowed memory/.exec(line.content);
     if (!device) return undefined;
-    const text = joinNext(line, 8);
+    // Embedded in another program's string (a Rust panic's Debug of the Python error, a JSON field), the
+    // message's line breaks are printed as "\\n" escapes on one line.
+    const text = joinNext(line, 8).replace(/\\n/g, '\n');
     const numbers: Finding['numbers'] = {};
     const extraLines: number[] = [];
     for (const [field, re] of Object.entries(MALLOC_ASYNC_FIELDS)) {
@@ -91,6 +93,15 @@ const mallocAsync: Signature = {
   },
 };
 
+/**
+ * Other runtimes' checks of a CUDA call, each with cudaGetErrorString's (or cuGetErrorString's) "out of
+ * memory": CTranslate2's "CUDA failed with error out of memory" (faster-whisper), vLLM's cumem allocator
+ * "CUDA Error: out of memory at csrc/cumem_allocator.cpp:62" (sleep/wake_up), FasterTransformer and
+ * its forks (lmdeploy's TurboMind, TensorRT-LLM's plugins) "[FT][ERROR] CUDA runtime error: out of
+ * memory /path/memory_utils.cu:32", "[TM][ERROR] ...". All raise an exception the caller can catch.
+ */
+const OTHER_RUNTIMES_OOM = /\bCUDA (?:[Rr]untime [Ee]rror|Error):? out of memory|\bCUDA failed with error:? out of memory/;
+
 /** An out-of-memory status returned by a CUDA runtime call rather than by the caching allocator. */
 const runtimeError: Signature = {
   id: 'cuda-runtime-oom',
@@ -98,7 +109,7 @@ const runtimeError: Signature = {
   needles: ['CUDA error: out of memory', 'out of memory', 'CUDA_ERROR_OUT_OF_MEMORY', 'cudaErrorMemoryAllocation'],
   match(line) {
     // The runtime API's words, the driver API's status (JAX/XLA, Triton, CuPy print it) and its enum name.
-    if (!/CUDA error: out of memory|cuda runtime error ?\(2\) ?: ?out of memory|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|Error \[CUDA\]: out of memory/.test(line.content)) return undefined;
+    if (!/CUDA error: out of memory|cuda runtime error ?\(2\) ?: ?out of memory|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|Error \[CUDA\]: out of memory/.test(line.content) && !OTHER_RUNTIMES_OOM.test(line.content)) return undefined;
     const size = /\((\d+) bytes\)|alloc(?:ate)? (\d+) bytes/.exec(line.content);
     return {
       signature: 'cuda-runtime-oom',
@@ -360,10 +371,14 @@ const NCCL_NETWORK = /ncclRemoteError|remote process exited|network error|ncclSy
 const ncclError: Signature = {
   id: 'nccl-error',
   platform: 'cuda',
-  needles: ['NCCL error in:', 'NCCL error: ', 'ncclUnhandledCudaError', 'NCCL Error 1', 'DistBackendError:', 'Some NCCL operations have failed or timed out'],
+  needles: ['NCCL error in:', 'NCCL error: ', 'ncclUnhandledCudaError', 'NCCL Error 1', 'DistBackendError:', 'Some NCCL operations have failed or timed out', 'NCCL WARN NET/'],
   match(line) {
     if (/Watchdog caught/.test(line.content)) return undefined;
-    const network = NCCL_NETWORK.test(joinNext(line, 6));
+    // The network transports' own warnings ("NCCL WARN NET/IB : Got completion from peer ... with error 4",
+    // "NET/Socket : Connection closed by remote peer"); NET/Plugin's are about loading a plugin, not failures.
+    const transport = /NCCL WARN NET\/(?:IB|Socket)\b/.test(line.content);
+    if (line.content.includes('NCCL WARN NET/') && !transport) return undefined;
+    const network = transport || NCCL_NETWORK.test(joinNext(line, 6));
     return {
       signature: 'nccl-error',
       role: 'nccl-error',
@@ -515,7 +530,8 @@ const terminateOom: Signature = {
   needles: ['terminate called after throwing'],
   match(line) {
     const text = joinNext(line, 3);
-    if (/Watchdog caught/.test(text)) return undefined;
+    // std::bad_alloc is operator new failing on the host (cpu.ts); device allocators throw their own types.
+    if (/Watchdog caught/.test(text) || /instance of 'std::bad_alloc'/.test(line.content)) return undefined;
     let takesOverLines: number[] | undefined;
     if (!/out of memory/i.test(text)) {
       if (!text.includes(TORCHSCRIPT_WRAPPER)) return undefined;

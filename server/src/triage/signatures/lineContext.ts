@@ -37,8 +37,11 @@ const MIN_WRAP_WIDTH = 80;
  * after the last full-width line, continue it. Undefined when the next line is not of the same width.
  */
 export function unwrapped(line: LineView, maxLines = 3): string | undefined {
-  const width = line.content.length;
-  if (width < MIN_WRAP_WIDTH || line.next(1)?.length !== width) return undefined;
+  // The terminal cut the line as printed, rank prefix included ("[rank1]: torch.cuda.OutOfMemoryError: ...
+  // has a to" / "tal capacity"); the lines it cut off carry no prefix of their own.
+  const next = line.next(1)?.length;
+  const width = [line.content.length, line.text.length].find((w) => w >= MIN_WRAP_WIDTH && next === w);
+  if (width === undefined) return undefined;
   let text = line.content;
   for (let k = 1; k <= maxLines; k++) {
     const next = line.next(k);
@@ -47,4 +50,24 @@ export function unwrapped(line: LineView, maxLines = 3): string | undefined {
     if (next.length !== width) break;
   }
   return text;
+}
+
+/**
+ * A message that a console wrapped at word boundaries (rich's exception panel, a narrow terminal with
+ * soft wrap, an issue pasted from either): the line stops before the message does, and the next lines
+ * carry on without a prefix ("10.97 GiB" / "reserved in total by PyTorch)"). `complete` says whether
+ * the text read so far holds the whole message; up to `maxLines` following lines are joined with a
+ * space until it does. Stops at a blank line, a traceback or frame line, or a line that starts another
+ * message of the same kind (`restarts`). Undefined when the line is already complete or nothing joins.
+ */
+export function softWrapped(line: LineView, complete: (text: string) => boolean, restarts: RegExp, maxLines = 3): string | undefined {
+  if (complete(line.content)) return undefined;
+  let text = line.content;
+  for (let k = 1; k <= maxLines; k++) {
+    const next = line.next(k);
+    if (next === undefined || next.trim() === '' || restarts.test(next) || /Traceback \(most recent call last\)|^\s*File "/.test(next)) break;
+    text = `${text.trimEnd()} ${next.trim()}`;
+    if (complete(text)) return text;
+  }
+  return text === line.content ? undefined : text;
 }

@@ -151,4 +151,43 @@ const invalidBufferSize: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [backendOom, metalAssertion, invalidBufferSize];
+/**
+ * A Metal command buffer that failed because the GPU could not get memory for its resources: Metal's
+ * error "Insufficient Memory (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory)" (the error code
+ * MTLCommandBufferErrorOutOfMemory). llama.cpp/ggml prints it as "error: Insufficient Memory (...)"
+ * with "ggml_metal_graph_compute: command buffer 3 failed with status 5" and returns a failed status
+ * to the caller; MLX throws it ("[METAL] Command buffer execution failed: Insufficient Memory"), which
+ * aborts the process when nothing catches it (libc++abi: terminating ...).
+ */
+const commandBufferOom: Signature = {
+  id: 'metal-command-buffer-oom',
+  platform: 'mps',
+  needles: ['CommandBufferCallbackErrorOutOfMemory', 'MTLCommandBufferErrorOutOfMemory'],
+  match(line) {
+    if (!/CommandBufferCallbackErrorOutOfMemory|MTLCommandBufferErrorOutOfMemory/.test(line.content)) return undefined;
+    let aborted = false;
+    for (let k = 0; k <= 3 && !aborted; k++) aborted = /terminating due to uncaught exception|terminate called after throwing/.test(k === 0 ? line.content : (line.previous(k) ?? ''));
+    const ggml = /command buffer \d+ failed with status/.test(`${line.next(1) ?? ''}\n${line.previous(1) ?? ''}`);
+    return {
+      signature: 'metal-command-buffer-oom',
+      role: 'failure',
+      kind: aborted ? 'runtime-abort' : 'catchable-oom',
+      platform: 'mps',
+      catchable: !aborted,
+      summary: `${aborted ? 'Process aborted: ' : ''}Metal command buffer failed: the GPU ran out of memory (kIOGPUCommandBufferCallbackErrorOutOfMemory)`,
+      explanation:
+        'Metal could not make the resources of a command buffer resident: the buffers the GPU work needs (weights, KV cache, compute buffers) exceed the unified memory macOS lets the GPU use. ' +
+        (aborted ? 'The error was thrown where nothing caught it, so the process aborted.' : 'The failure is returned to the caller.'),
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [
+        ...(ggml ? [{ id: 'ggml-fewer-layers', title: 'Offload fewer layers (-ngl), shrink the context (-c) or the micro-batch (-ub), or quantize the KV cache', rationale: 'The weights, the KV cache and the compute buffers all have to be resident for the command buffer.' }] : []),
+        shrinkPeak(),
+        { id: 'metal-wired-limit', title: 'Close other GPU-heavy apps; on macOS 14+ the GPU\'s share can be raised with sudo sysctl iogpu.wired_limit_mb=<MiB>', rationale: 'The GPU may only wire a fixed share of unified memory by default.' },
+      ],
+      ...(ggml && /command buffer \d+ failed/.test(line.next(1) ?? '') && { extraLines: [1] }),
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [backendOom, metalAssertion, invalidBufferSize, commandBufferOom];

@@ -7,7 +7,7 @@ import { formatBytes } from '../../format';
 import { emptyCacheBeforeCollectives, shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
 import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
-import { joinNext } from './lineContext';
+import { joinNext, thrownByTerminate } from './lineContext';
 import type { Finding, Signature } from './types';
 
 /** The variable name the message itself suggests: builds differ (PYTORCH_HIP_ALLOC_CONF or PYTORCH_CUDA_ALLOC_CONF). */
@@ -158,4 +158,42 @@ const memoryAccessFault: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, hsaAbort, runtimeOom, hsaError, memoryAccessFault];
+/**
+ * Any other HIP runtime status printed by name: "hipErrorNoBinaryForGpu: Unable to find code object for
+ * all current devices!" (the HIP runtime's hip_code_object.cpp, then abort: the build has no kernels for
+ * this GPU's gfx target), hipErrorInvalidDeviceFunction, hipErrorIllegalAddress, ... Not a memory
+ * failure (the out-of-memory statuses are runtimeOom's). Lines with PyTorch's "HIP error: " are
+ * cuda.ts's runtime-error signature's, and a status a warning quotes is not a failure; catchable only
+ * when an exception carries it.
+ */
+const HIP_STATUS = /\bhipError(?!OutOfMemory|MemoryAllocation|_t\b)([A-Z]\w+)/;
+
+const hipStatus: Signature = {
+  id: 'hip-runtime-status',
+  platform: 'rocm',
+  needles: ['hipError'],
+  match(line) {
+    const m = HIP_STATUS.exec(line.content);
+    // A status quoted in a warning ("UserWarning: HIP initialization: ... hipErrorInvalidDevice") is not the failure.
+    if (!m || line.content.includes('HIP error: ') || /warn/i.test(line.content)) return undefined;
+    const noBinary = /^NoBinaryForGpu/i.test(m[1]!);
+    return {
+      signature: 'hip-runtime-status',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'rocm',
+      catchable: /Error\b/.test(line.content.slice(0, m.index)) && !thrownByTerminate(line),
+      summary: `Not an OOM: the HIP runtime failed with hipError${m[1]}`,
+      explanation: noBinary
+        ? 'The HIP runtime found no code object for this GPU\'s architecture (gfx target) in the binary or library it loaded, and aborted. The build does not support this GPU; memory is not involved.'
+        : `The HIP runtime returned hipError${m[1]}, which is not an out-of-memory status. Freeing memory does not help.`,
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: noBinary
+        ? [{ id: 'rocm-gfx-target', title: 'Install a build for this GPU\'s gfx target (rocminfo | grep gfx), or for consumer RDNA cards set HSA_OVERRIDE_GFX_VERSION to the nearest supported target (e.g. 10.3.0)', rationale: 'The runtime looks for kernels compiled for the exact gfx target of the device.', snippet: 'export HSA_OVERRIDE_GFX_VERSION=10.3.0' }]
+        : [{ id: 'hsa-debug', title: 'Rerun with AMD_SERIALIZE_KERNEL=3 and AMD_LOG_LEVEL=4 to see the failing call', rationale: 'HIP errors are often reported asynchronously; serialized kernels point at the culprit.', snippet: 'export AMD_SERIALIZE_KERNEL=3 AMD_LOG_LEVEL=4' }],
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [cachingAllocator, hsaAbort, runtimeOom, hsaError, memoryAccessFault, hipStatus];

@@ -33,6 +33,8 @@ const BFC_IN_USE = /^\s*InUse:\s+(\d+)\s*$/;
 const REQUESTED = /ran out of memory trying to allocate ([\d.]+)\s?(Bytes|B|KiB|MiB|GiB|TiB)\b/;
 /** Lines before the message searched for the allocator's report. */
 const LOOKBACK_LINES = 12;
+/** Lines after the message searched for the allocator's request when none was printed before it. */
+const FOLLOWING_REPORT_LINES = 2;
 
 function deviceIn(text: string): { deviceType: string; device: number } | undefined {
   const m = DEVICE.exec(text) ?? OLD_DEVICE.exec(text);
@@ -60,6 +62,14 @@ export function parseTensorflowOom(line: LineView): TensorflowOom | undefined {
     if (inUse) numbers.allocatedBytes ??= Number(inUse[1]);
     const requested = REQUESTED.exec(prev);
     if (requested) numbers.requestedBytes ??= toBytes(requested[1]!, requested[2]!);
+  }
+  // TensorFlow 1.x logs the op's error and the allocator's warning in the same microsecond, in either
+  // order: "ran out of memory trying to allocate 256.00MiB" can come right after the message.
+  for (let k = 1; k <= FOLLOWING_REPORT_LINES && numbers.requestedBytes === undefined; k++) {
+    const next = line.next(k);
+    if (next === undefined || OOM.test(next)) break;
+    const requested = REQUESTED.exec(next);
+    if (requested) numbers.requestedBytes = toBytes(requested[1]!, requested[2]!);
   }
   return { shape: m[1]!, ...where, numbers };
 }

@@ -18,7 +18,7 @@ const RUNTIME = /Out of memory (?:while trying to allocate|allocating) (\d+) byt
  * loads a program ("Attempting to reserve 7.04G at the bottom of memory. That was not possible.
  * There are 6.90G free, 0B reserved, and 6.90G reservable.").
  */
-const HBM_ATTEMPT = new RegExp(String.raw`Attempting to (allocate|reserve) ${SIZE}(?: at the bottom of memory)?\. That was not possible\. There are ${SIZE} free`);
+const HBM_ATTEMPT = new RegExp(String.raw`Attempting to (allocate|reserve) ${SIZE}(?: at the bottom of memory)?\. That was not possible\.(?: There are ${SIZE} free)?`);
 /**
  * The error was fatal rather than raised: a glog FATAL line ("2023-04-08 11:22:09.148143: F
  * tensorflow/tsl/platform/statusor.cc:33]", "F0408 11:22:09.148143 ...") or StatusOr::value() on an
@@ -102,12 +102,13 @@ const resourceExhausted: Signature = {
       if (compile[1] === 'vmem') fixes.splice(0, 2, { id: 'xla-smaller-tiles', title: 'Shrink the fused op: smaller block sizes in custom kernels, or split the op (e.g. chunked attention)', rationale: 'VMEM holds the tiles of one kernel, so only the op\'s own size matters.' });
     } else if (hbm) {
       const requested = toBytes(hbm[2]!, hbm[3]!);
-      const free = toBytes(hbm[4]!, hbm[5]!);
+      // The free space is on the same line, unless the line was cut after "That was not possible.".
+      const free = hbm[4] !== undefined ? toBytes(hbm[4], hbm[5]!) : undefined;
       if (requested !== undefined) numbers.requestedBytes = requested;
       if (free !== undefined) numbers.freeBytes = free;
       readHbmReport(line, numbers);
       const loading = hbm[1] === 'reserve';
-      summary = `XLA out of device memory${loading ? ' loading the program' : ''}: ${formatBytes(requested ?? 0)} requested, ${formatBytes(free ?? 0)} free`;
+      summary = `XLA out of device memory${loading ? ' loading the program' : ''}: ${formatBytes(requested ?? 0)} requested` + (free !== undefined ? `, ${formatBytes(free)} free` : '');
       explanation = loading
         ? 'The runtime could not reserve room for the compiled program (its code and temporaries) at the bottom of HBM: the buffers already live on the device leave too little.'
         : 'The runtime could not allocate a device buffer: the live arrays already on the device leave too little HBM.';
