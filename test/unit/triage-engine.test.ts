@@ -949,4 +949,59 @@ describe("message classes of blind8's misses (variants written from the producin
     const tf = 'W tensorflow/core/framework/op_kernel.cc:1158] Resource exhausted: OOM when allocating tensor with shape[32,512,28,28] and type float on /job:localhost/replica:0/task:0/device:GPU:1 by allocator GPU_1_bfc\nW tensorflow/core/common_runtime/bfc_allocator.cc:267] Allocator (GPU_1_bfc) ran out of memory trying to allocate 49.00MiB.  Current allocation summary follows.';
     expect(root(tf)).toMatchObject({ kind: 'catchable-oom', device: 1, requestedBytes: 49 * 1024 ** 2 });
   });
+
+  it('takes the rank a message names about itself, and the rank of a line a terminal wrapped the message from', () => {
+    const what = "  what():  [PG ID 0 PG GUID 0(default_pg) Rank 6] Process group watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered";
+    expect(root(what)).toMatchObject({ kind: 'not-oom', rank: 6 });
+    expect(root('[2024-03-01 08:00:00,001] [ERROR] [axolotl.train:120] [PID:77] [RANK:5] CUDA out of memory. Tried to allocate 1.00 GiB (GPU 5; 79.15 GiB total capacity; 77.00 GiB already allocated; 512.00 MiB free; 78.00 GiB reserved in total by PyTorch)')).toMatchObject({ rank: 5, device: 5 });
+    // A watchdog line cut by a 100-column terminal inside "[Rank 3]", after a progress bar.
+    const printed = 'Epoch 2:  41%|####      | 410/1000 [10:01<14:25,  1.47s/it][rank3]:[E ProcessGroupNCCL.cpp:563] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=88, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600012 milliseconds before timing out.';
+    const cut = printed.indexOf('[Rank 3]') + 6;
+    const width = cut;
+    const lines = [printed.slice(0, width), ...printed.slice(width).match(new RegExp(`.{1,${width}}`, 'g'))!];
+    expect(lines[1]!.startsWith('3] Watchdog')).toBe(true);
+    expect(root(lines.join('\n'))).toMatchObject({ kind: 'hang', rank: 3 });
+  });
+
+  it("reads torch_npu's HCCL error as not-oom with CANN's reason and the suffix's rank, joined to a hang when there is one", () => {
+    // torch_npu ProcessGroupHCCL.cpp HCCL_CHECK_ERROR ("[ERROR] HCCL error in: " + file:line + the CANN message).
+    const text = [
+      'torch.distributed.DistBackendError: [ERROR] HCCL error in: torch_npu/csrc/distributed/ProcessGroupHCCL.cpp:1894',
+      '[ERROR] 2025-02-11-09:30:01 (PID:5150, Device:6, RankID:14) ERR02200 DIST call hccl api failed.',
+      'EJ0003: [PID: 5150] 2025-02-11-09:30:01.212.118 Failed to bind the IP port. Reason: The IP address and port have been bound already.',
+    ].join('\n');
+    expect(root(text)).toMatchObject({ kind: 'not-oom', platform: 'npu', catchable: true, rank: 14 });
+    expect(root(text)!.summary).toContain('EJ0003');
+    const withHang = `${text}\nEI0006: [PID: 5150] 2025-02-11-09:40:01.000.000 Getting socket times out. Reason: Remote Rank did not send the data in time.`;
+    expect(all(withHang)).toHaveLength(1);
+    expect(root(withHang)).toMatchObject({ kind: 'hang', platform: 'npu' });
+  });
+
+  it('gives an Ascend timeout raised as an exception the traceback above it, also above its error block, and none to a watchdog timeout', () => {
+    const frames = ['Traceback (most recent call last):', '  File "/srv/rl/rollout.py", line 212, in sync_weights', '    dist.broadcast(t, src=0)', '  File "/opt/py/lib/python3.11/site-packages/torch/distributed/distributed_c10d.py", line 2650, in broadcast', '    work.wait()'];
+    const raised = [...frames, 'RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:380 NPU error, error code is 507048', '[ERROR] 2025-01-01-00:00:00 (PID:1, Device:3, RankID:11) ERR00100 PTA call acl api failed.'].join('\n');
+    expect(root(raised)).toMatchObject({ kind: 'hang', rank: 11, userFrames: [{ file: '/srv/rl/rollout.py', line: 212 }] });
+    const below = [...frames, 'RuntimeError: InnerRunOpApi:torch_npu/csrc/framework/OpParamMaker.cpp:281 OPS function error: HcclBroadcast, error code is 6', '[ERROR] 2025-01-01-00:00:00 (PID:1, Device:3, RankID:11) ERR01100 OPS call acl api failed.', 'EI0006: [PID: 1] 2025-01-01-00:00:00.000.000 Getting socket times out. Reason: Remote Rank did not send the data in time.'].join('\n');
+    expect(root(below)).toMatchObject({ kind: 'hang', rank: 11, userFrames: [{ file: '/srv/rl/rollout.py', line: 212 }] });
+    const watchdog = [...frames, '[rank0]:[E ProcessGroupNCCL.cpp:563] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=5, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600001 milliseconds before timing out.'].join('\n');
+    expect(root(watchdog)?.userFrames).toEqual([]);
+  });
+
+  it("reads the device of an Ascend memory error from torch_npu's suffix or CANN's trace under it", () => {
+    expect(root('EL0004: [PID: 88] 2025-03-01-10:00:00.000.000 Failed to allocate memory.\n[ERROR] 2025-03-01-10:00:00 (PID:88, Device:5, RankID:-1) ERR00100 PTA call acl api failed.')).toMatchObject({ kind: 'catchable-oom', platform: 'npu', device: 5 });
+    const trace = ['[ERROR] RecentErrMsg: Memory_Allocation_Failure(EL0004): Failed to allocate memory.', '        Possible Cause: Available memory is insufficient.', '        TraceBack (most recent call last):', '        rtSetDevice execution failed, reason=device retain error', '        open device 7 failed, runtime result = 507033.'].join('\n');
+    expect(root(trace)).toMatchObject({ kind: 'catchable-oom', device: 7 });
+  });
+
+  it("reads ggml's abort behind journald's prefix, on the ROCm backend its load log names", () => {
+    const log = [
+      'Mar 02 11:00:01 box ollama[2001]: llm_load_tensors:      ROCm0 buffer size =  7000.00 MiB',
+      'Mar 02 11:00:09 box ollama[2001]: CUDA error: out of memory',
+      'Mar 02 11:00:09 box ollama[2001]:   current device: 1, in function ggml_cuda_pool_malloc at /src/ggml-cuda.cu:301',
+      'Mar 02 11:00:09 box ollama[2001]:   ggml_cuda_device_malloc(&ptr, look_ahead_size, device)',
+      'Mar 02 11:00:09 box ollama[2001]: GGML_ASSERT: /src/ggml-cuda.cu:102: !"CUDA error"',
+    ];
+    expect(root(log.join('\n'))).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', device: 1, catchable: false });
+    expect(root(log.slice(1).join('\n'))).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', device: 1 });
+  });
 });

@@ -13,7 +13,7 @@
  */
 import type { SourceFrame } from '../protocol';
 import { framesOf, isChainMarker, isNotebookLine, isTracebackBody, isTracebackHeader, parseFrameLine, withoutCiTimestamp } from './frames';
-import { splitRank, type RankedLine } from './ranks';
+import { inlineRank, splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES } from './signatures';
 import type { FollowingTraceback, LineView, Signature } from './signatures/types';
 import { FindingSink } from './verdicts';
@@ -26,6 +26,8 @@ const HISTORY_CHARS = 256 * 1024;
 const FRAME_LOOKBACK_LINES = 400;
 /** Longest line shown to the signatures; longer lines (minified JSON, binary) are cut around the hit. */
 const MAX_LINE_CHARS = 64 * 1024;
+/** Shortest line taken for a terminal's width when a message continues a line cut at that width. */
+const MIN_WRAP_WIDTH = 80;
 /** A hit waits for its look-ahead lines at most this many characters of further input. */
 const MAX_PENDING_CHARS = 8 * 1024 * 1024;
 /**
@@ -53,7 +55,7 @@ const ANSI = /\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
  */
 export const ANCHORS: readonly string[] = [
   'emory', 'lloc', 'atchdog', '[A-Z]{2,}_[A-Z]', 'E(?:L0004|I000[26])', 'borting', 'Heartbeat', 'lagging ranks', "didn't",
-  'NCCL (?:[eE]rror|operations|WARN NET)', 'ncclUnhandled', 'DistBackendError', 'terminate called', 'assert triggered', '[Aa]ssertion `',
+  'NCCL (?:[eE]rror|operations|WARN NET)', 'HCCL error', 'ncclUnhandled', 'DistBackendError', 'terminate called', 'assert triggered', '[Aa]ssertion `',
   'Killed', 'killed', 'oom[-_]kill', 'exitcode', 'SIGKILL', 'code(?::? 137| = -9| is (?:50704[678]|107020))', 'synStatus', 'hipError', '(?:CUDA|HIP|SYCL) error',
   'ync(?:hronize)? timeout', 'Invalid buffer size', 'Failed to get convolution',
 ];
@@ -332,6 +334,10 @@ export class TriageEngine {
       if (!signature.needles.some((n) => content.includes(n))) continue;
       const finding = signature.match(view);
       if (finding) {
+        if (finding.rank === undefined) {
+          const rank = view.impliedRank();
+          if (rank !== undefined) finding.rank = rank;
+        }
         this.sink.add(finding, view);
         return;
       }
@@ -423,6 +429,20 @@ class PieceLineView implements LineView {
     return raw === undefined ? undefined : splitRank(raw).content;
   }
 
+  /**
+   * The rank of a line whose signature found none in its prefix: one the message names (`[Rank 1]`,
+   * `[RANK:1]`), or, when the line continues one a terminal hard-wrapped (the line above has the same
+   * width), the rank of the line the message started on: its prefix, or a `[Rank 1]` the wrap cut in two.
+   */
+  impliedRank(): number | undefined {
+    const own = inlineRank(this.content);
+    if (own !== undefined) return own;
+    const above = this.previousRaw(1);
+    if (above === undefined || above.length < MIN_WRAP_WIDTH || above.length !== this.text.length) return undefined;
+    const head = splitRank(above);
+    return head.rank ?? inlineRank(head.content + this.content);
+  }
+
   previousRank(k: number): number | undefined {
     const raw = this.previousRaw(k);
     return raw === undefined ? undefined : splitRank(raw).rank;
@@ -432,12 +452,12 @@ class PieceLineView implements LineView {
    * The traceback printed just before this line: frame lines (and the code lines under them)
    * back to "Traceback (most recent call last):", skipping lines of other ranks.
    */
-  frames(): SourceFrame[] {
+  frames(from = 0): SourceFrame[] {
     const above = (k: number): RankedLine | undefined => {
       const raw = this.previousRaw(k);
       return raw === undefined ? undefined : splitRank(raw);
     };
-    return framesOf(tracebackBody(above, 1, FRAME_LOOKBACK_LINES, this.rank, true).reverse());
+    return framesOf(tracebackBody(above, 1 + from, FRAME_LOOKBACK_LINES, this.rank, true).reverse());
   }
 
   chainedTraceback(): SourceFrame[] {

@@ -24,8 +24,11 @@ export function splitRank(line: string): RankedLine {
   return { rank: Number(match[1] ?? match[2]), content: line.slice(match[0].length) };
 }
 
-/** Ranks named inside messages rather than in a prefix: `[Rank 3]`, `[Rank:7]`, `Rank 6]`. */
-const INLINE = /\[(?:PG[^\]]*?\s)?Rank[ :](\d+)\]/;
+/**
+ * Ranks named inside messages rather than in a prefix: `[Rank 3]`, `[Rank:7]`, `[PG ID 2 PG GUID 3 Rank 1]`
+ * (ProcessGroupNCCL), axolotl's logger field `[RANK:1]`.
+ */
+const INLINE = /\[(?:PG[^\]]*?\s)?(?:Rank|RANK)[ :](\d+)\]/;
 
 /** The rank a message names about itself, when it has no prefix. */
 export function inlineRank(content: string): number | undefined {

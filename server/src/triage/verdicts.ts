@@ -44,8 +44,8 @@ interface Group {
  * user code there is (a DataLoader worker's death surfacing in the training loop). When the failure
  * has no traceback before it, the one printed right after it.
  */
-function tracebackOf(line: LineView): Pick<Group, 'frames' | 'framesFollowing'> {
-  const own = line.frames();
+function tracebackOf(line: LineView, finding: Finding): Pick<Group, 'frames' | 'framesFollowing'> {
+  const own = line.frames(finding.framesAbove);
   if (own.length > 0) return { frames: [...line.chainedTraceback(), ...own] };
   const following = line.followingTraceback();
   if (!following) return { frames: [] };
@@ -111,8 +111,8 @@ export class FindingSink {
       for (const e of evidence) if (existing.evidence.length < MAX_EVIDENCE && !existing.evidence.some((x) => x.line === e.line)) existing.evidence.push(e);
       // A repeat printed under its own traceback wins over a borrowed one (logging.exception
       // prints the message, then the traceback, then the message again).
-      if ((existing.frames.length === 0 || existing.framesFollowing) && finding.role !== 'timeout') {
-        const traceback = tracebackOf(line);
+      if ((existing.frames.length === 0 || existing.framesFollowing) && (finding.role !== 'timeout' || finding.raised)) {
+        const traceback = tracebackOf(line, finding);
         if (traceback.frames.length > 0 && (!traceback.framesFollowing || existing.frames.length === 0)) {
           existing.frames = traceback.frames;
           if (traceback.framesFollowing) existing.framesFollowing = traceback.framesFollowing;
@@ -132,7 +132,7 @@ export class FindingSink {
       ...(finding.device !== undefined && { device: finding.device }),
       ...(finding.rank !== undefined && { rank: finding.rank }),
       ranks: new Set(finding.rank !== undefined ? [finding.rank] : []),
-      ...(finding.role === 'timeout' || finding.role === 'stuck' ? { frames: [] } : earlier && earlier.frames.length > 0 ? { frames: earlier.frames } : tracebackOf(line)),
+      ...((finding.role === 'timeout' || finding.role === 'stuck') && !finding.raised ? { frames: [] } : earlier && earlier.frames.length > 0 ? { frames: earlier.frames } : tracebackOf(line, finding)),
       evidence: evidence.slice(0, MAX_EVIDENCE),
       occurrences: 1,
     };

@@ -143,6 +143,27 @@ const ggmlFewerLayers: Fix = {
  */
 const GGML_ERROR = /\b(CUDA|ROCm) error(?: \d+ at \S+:\d+)?: (.*)/;
 const GGML_DEVICE = /^\s*current device: (-?\d+)/;
+/**
+ * The prefix journald/syslog puts before each line of a service's output ("Jul 24 16:07:58 vega
+ * ollama[114917]: "): ollama and llama.cpp servers run as systemd units, so their aborts come so.
+ */
+const SYSLOG_PREFIX = /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@\/-]+(?:\[\d+\])?: /;
+const unlogged = (text: string | undefined): string => (text ?? '').replace(SYSLOG_PREFIX, '');
+/** Lines searched above a ggml abort for the backend's own names, which tell a ROCm build from a CUDA one. */
+const GGML_BACKEND_LOOKBACK = 200;
+/**
+ * Builds of ggml's CUDA backend for ROCm printed "CUDA error" before mid-2024; the load log above
+ * names the backend ("ROCm0", "ROCm_Host compute buffer", "found 1 ROCm devices").
+ */
+function ggmlBackendAbove(line: { previous(k: number): string | undefined }): 'rocm' | 'cuda' | undefined {
+  for (let k = 1; k <= GGML_BACKEND_LOOKBACK; k++) {
+    const prev = line.previous(k);
+    if (prev === undefined) return undefined;
+    if (/\bROCm(?:\d+|_Host)\b|found \d+ ROCm devices/.test(prev)) return 'rocm';
+    if (/\bCUDA(?:\d+|_Host)\b|found \d+ CUDA devices/.test(prev)) return 'cuda';
+  }
+  return undefined;
+}
 /** The lines ggml prints under the error: the device, the failing call, its assertion or abort. */
 const GGML_ERROR_TAIL = /^\s*current device:|^\s+\S|GGML_ASSERT|ggml-cuda\.cu:\d+: (?:CUDA|ROCm) error/;
 
@@ -153,16 +174,17 @@ const ggmlAbort: Signature = {
   needles: ['out of memory'],
   match(line) {
     const error = GGML_ERROR.exec(line.content);
-    const device = GGML_DEVICE.exec(line.next(1) ?? '');
+    const device = GGML_DEVICE.exec(unlogged(line.next(1)));
     if (!error || !device || !/out of memory/.test(error[2]!)) return undefined;
     const extraLines: number[] = [];
-    for (let k = 1; k <= 4 && GGML_ERROR_TAIL.test(line.next(k) ?? ''); k++) extraLines.push(k);
+    for (let k = 1; k <= 4 && GGML_ERROR_TAIL.test(unlogged(line.next(k))); k++) extraLines.push(k);
     const index = Number(device[1]);
+    const platform = error[1] === 'ROCm' ? 'rocm' : (ggmlBackendAbove(line) ?? 'cuda');
     return {
       signature: 'ggml-cuda-abort',
       role: 'failure',
       kind: 'runtime-abort',
-      platform: error[1] === 'ROCm' ? 'rocm' : 'cuda',
+      platform,
       catchable: false,
       summary: `llama.cpp/ggml aborted: ${error[1]} out of memory` + (index >= 0 ? ` on device ${index}` : ''),
       explanation:

@@ -8,6 +8,7 @@ import { formatBytes } from '../../format';
 import { agreeOnFailure, findTheRootRank, processWideLock, shrinkPeak } from '../fixes';
 import { ascendSuffixRank, inlineRank } from '../ranks';
 import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
+import { withoutCiTimestamp } from '../frames';
 import type { LineView, Signature } from './types';
 
 /**
@@ -20,6 +21,56 @@ function ascendRank(line: LineView): number | undefined {
   for (let k = 1; k <= 2; k++) {
     const rank = ascendSuffixRank(line.next(k) ?? '');
     if (rank !== undefined) return rank;
+  }
+  return undefined;
+}
+
+/**
+ * A Python exception line ("RuntimeError: ...", "torch.distributed.DistBackendError: ...").
+ */
+const EXCEPTION_LINE = /^\s*(?:[A-Za-z_][\w]*\.)*[A-Za-z_]\w*(?:Error|Exception)\b[^:]*: /;
+/**
+ * Lines of the error block torch_npu and CANN print under the exception they explain: the error-code
+ * suffix ("[ERROR] 2025-04-08-18:07:20 (PID:…, Device:1, RankID:1) ERR01100 OPS call acl api failed."),
+ * CANN codes ("EI0006: …", "EJ0001: …"), and their indented reasons, solutions and "TraceBack" lines.
+ */
+const ERROR_BLOCK_LINE = /^\s*\[ERROR\]|^\s*E[A-Z]\d{4}[:\s]|^\s+\S/;
+
+/**
+ * How many lines up the Python exception this Ascend error line belongs to is printed, when the line
+ * is part of the error block under it (0 when the line is the exception itself or none is near).
+ */
+function exceptionAbove(line: LineView): number {
+  if (isExceptionLine(line.content)) return 0;
+  for (let k = 1; k <= 8; k++) {
+    const prev = line.previous(k);
+    if (prev === undefined) return 0;
+    if (isExceptionLine(prev)) return k;
+    if (!ERROR_BLOCK_LINE.test(withoutCiTimestamp(prev))) return 0;
+  }
+  return 0;
+}
+
+/** An exception line, also behind a CI timestamp or a pdsh host prefix ("worker-1: RuntimeError: ..."). */
+function isExceptionLine(text: string): boolean {
+  return EXCEPTION_LINE.test(withoutCiTimestamp(text));
+}
+
+/**
+ * The device an Ascend memory error names: torch_npu's suffix (`Device:N`, the local device) on the
+ * message or the two lines after it, else CANN's trace under the message ("open device 2 failed",
+ * "deviceId=3").
+ */
+function ascendDevice(line: LineView): number | undefined {
+  for (let k = 0; k <= 2; k++) {
+    const m = /\(PID:\d+, Device:(\d+), RankID:-?\d+\)/.exec(k === 0 ? line.content : (line.next(k) ?? ''));
+    if (m) return Number(m[1]);
+  }
+  for (let k = 1; k <= 12; k++) {
+    const next = line.next(k);
+    if (next === undefined || !ERROR_BLOCK_LINE.test(next)) break;
+    const m = /\bopen device (\d+) failed|\bdevice_?[Ii]d[=:] ?(\d+)/.exec(next);
+    if (m) return Number(m[1] ?? m[2]);
   }
   return undefined;
 }
@@ -49,6 +100,7 @@ const ascendRuntime: Signature = {
   needles: ['EL0004', 'Memory_Allocation_Failure'],
   match(line) {
     const rank = ascendRank(line);
+    const device = ascendDevice(line);
     return {
       signature: 'ascend-memory-allocation-failure',
       role: 'failure',
@@ -57,6 +109,7 @@ const ascendRuntime: Signature = {
       catchable: true,
       summary: 'Ascend NPU memory allocation failure (EL0004)',
       explanation: 'The CANN runtime could not allocate device memory outside the caching allocator.',
+      ...(device !== undefined && { device }),
       ...(rank !== undefined && { rank }),
       numbers: {},
       fixes: [shrinkPeak()],
@@ -132,7 +185,8 @@ const ascendTimeout: Signature = {
     const hccl = HCCL_TIMEOUT.exec(line.content);
     const code = TIMEOUT_CODE.exec(line.content);
     if (!hccl && !code && !STREAM_SYNC.test(line.content)) return undefined;
-    const rank = ascendRank(line);
+    const above = exceptionAbove(line);
+    const rank = ascendRank(line) ?? (above > 0 ? ascendSuffixRank(line.previous(above - 1) ?? '') : undefined);
     const what = hccl
       ? hccl[1] === '2'
         ? 'HCCL collective timed out waiting for a peer (EI0002, Notify wait)'
@@ -155,8 +209,47 @@ const ascendTimeout: Signature = {
         { id: 'ascend-plog', title: 'Read the device logs (plog under ~/ascend/log, ASCEND_GLOBAL_LOG_LEVEL=1) of every rank for the first error before the timeout', rationale: 'The runtime names the stream or collective that timed out, not the task or rank that stopped it.', snippet: 'export ASCEND_GLOBAL_LOG_LEVEL=1' },
         agreeOnFailure,
       ],
+      // Raised in the thread that waited: the exception's traceback shows where the program was.
+      ...((above > 0 || isExceptionLine(line.content)) && { raised: true, framesAbove: above }),
     };
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime, rngd, ascendTimeout];
+/**
+ * torch_npu's HCCL failure: "RuntimeError: [ERROR] HCCL error in: torch_npu/csrc/distributed/
+ * ProcessGroupHCCL.cpp:64" (HCCL_CHECK_ERROR: "HCCL error in: " + file:line, the error-code suffix,
+ * and CANN's message for the failure, e.g. "EJ0001: … Failed to initialize the HCCP process"). The
+ * HCCL analogue of "NCCL error in:": not an OOM by itself; it joins the hang it belongs to, and an
+ * out-of-memory code in its block (EL0004) is read by its own signature.
+ */
+const hcclError: Signature = {
+  id: 'hccl-error',
+  platform: 'npu',
+  needles: ['HCCL error in:'],
+  match(line) {
+    if (!/HCCL error in: /.test(line.content)) return undefined;
+    let code: RegExpExecArray | null = null;
+    for (let k = 1; k <= 4 && !code; k++) code = /\b(E[A-Z]\d{4}):\s*(?:\[PID: ?\d+\]\s*)?(?:\d{4}-[\d:.-]+\s+)?([^.]*)/.exec(line.next(k) ?? '');
+    const rank = ascendRank(line);
+    return {
+      signature: 'hccl-error',
+      role: 'nccl-error',
+      kind: 'not-oom',
+      platform: 'npu',
+      catchable: true,
+      summary: `HCCL call failed${code ? ` (${code[1]}: ${code[2]!.trim()})` : ''}`,
+      explanation:
+        'An HCCL call returned an error, which torch_npu raised. ' +
+        (code ? `CANN reported ${code[1]}: ${code[2]!.trim()}. ` : '') +
+        'It is not a memory failure: a peer, the HCCP process or the network between the NPUs failed (a previous job still holding the devices is a common cause at initialization).',
+      ...(rank !== undefined && { rank }),
+      numbers: {},
+      fixes: [
+        findTheRootRank,
+        { id: 'ascend-plog', title: 'Read the device logs (plog under ~/ascend/log, ASCEND_GLOBAL_LOG_LEVEL=1) of every rank for the first error', rationale: 'CANN logs the failing HCCL step and its reason there.', snippet: 'export ASCEND_GLOBAL_LOG_LEVEL=1' },
+      ],
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime, rngd, ascendTimeout, hcclError];

@@ -67,6 +67,17 @@ export interface Finding {
    * numbers, device and traceback move into this finding, and it stops standing on its own.
    */
   takesOverLines?: number[];
+  /**
+   * The traceback is the one printed above the line this many lines up (an exception line whose
+   * runtime error block this line belongs to, e.g. Ascend's `EI0006:` under `RuntimeError: ...`), not
+   * the one right above this line.
+   */
+  framesAbove?: number;
+  /**
+   * A timeout raised as an exception in the thread that waited (Ascend's synchronize and HCCL
+   * errors), so its traceback is where the program was; a watchdog's timeout has none of its own.
+   */
+  raised?: boolean;
   /** Signature facts the engine reads for grouping (e.g. `seq` of a timed-out collective). */
   facts?: Readonly<Record<string, string | number>>;
 }
@@ -87,8 +98,11 @@ export interface LineView {
   previous(k: number): string | undefined;
   /** The rank prefix of the k-th preceding line, if it has one. */
   previousRank(k: number): number | undefined;
-  /** The Python frames of the traceback printed just before this line, outermost first. */
-  frames(): SourceFrame[];
+  /**
+   * The Python frames of the traceback printed just before this line (or before the line `above`
+   * lines up), outermost first.
+   */
+  frames(above?: number): SourceFrame[];
   /**
    * The frames of the traceback chained after this exception line ("The above exception was the
    * direct cause of the following exception:"), outermost first; empty when none follows.
