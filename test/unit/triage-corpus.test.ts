@@ -9,7 +9,9 @@ import { loadCorpus, ratio, scoreCorpus, type CorpusEntry } from './triage-corpu
  * prompted, `blind3` after those, `blind4` after blind3's, `blind5` after blind4's (their first-run scores are in
  * docs/TRIAGE.md; the floors here are the scores after each batch's gaps were filled); `blind6` was scored
  * after blind5's fixes (its one miss was later covered by a pass over leftover message classes); `blind7`
- * was scored after that pass and not tuned, so its floor is its first run.
+ * was scored after that pass and not tuned, so its floor is its first run. `blind8` (112 logs) was scored
+ * untuned first (kind 99/112, exact numbers 278/302); its floor is the score after its misses were filled
+ * as message classes (the longer traceback body read for that also gave blind5 its last frame).
  */
 const FLOORS = {
   train: { kind: 1, exact: 1 },
@@ -18,13 +20,14 @@ const FLOORS = {
   blind2: { kind: 1, exact: 1 },
   blind3: { kind: 1, exact: 1 },
   blind4: { kind: 1, exact: 1 },
-  blind5: { kind: 1, exact: 107 / 108 },
+  blind5: { kind: 1, exact: 1 },
   blind6: { kind: 1, exact: 1 },
   // Not tuned: its first run is the floor.
   blind7: { kind: 21 / 22, exact: 1 },
+  blind8: { kind: 1, exact: 1 },
 };
 
-const BATCHES: Partial<Record<keyof typeof FLOORS, string>> = { blind: 'after-engine-freeze', blind2: 'batch-2-after-blind-fixes', blind3: 'batch-3', blind4: 'batch-4', blind5: 'batch-5', blind6: 'batch-6', blind7: 'batch-7' };
+const BATCHES: Partial<Record<keyof typeof FLOORS, string>> = { blind: 'after-engine-freeze', blind2: 'batch-2-after-blind-fixes', blind3: 'batch-3', blind4: 'batch-4', blind5: 'batch-5', blind6: 'batch-6', blind7: 'batch-7', blind8: 'batch-8' };
 
 const inSplit = (e: CorpusEntry, split: keyof typeof FLOORS): boolean => {
   const batch = BATCHES[split];
@@ -43,7 +46,7 @@ describe('triage accuracy on the labelled corpus', () => {
     for (const entry of corpus) expect(entry.sourceUrl).toMatch(/^https:\/\//);
   });
 
-  for (const split of ['train', 'holdout', 'blind', 'blind2', 'blind3', 'blind4', 'blind5', 'blind6', 'blind7'] as const) {
+  for (const split of ['train', 'holdout', 'blind', 'blind2', 'blind3', 'blind4', 'blind5', 'blind6', 'blind7', 'blind8'] as const) {
     it(`keeps kind and exact-number accuracy on the ${split} logs`, async () => {
       const score = await scoreCorpus(corpus.filter((e) => inSplit(e, split)));
       const report = score.misses.join('\n');

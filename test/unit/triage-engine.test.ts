@@ -1004,4 +1004,39 @@ describe("message classes of blind8's misses (variants written from the producin
     expect(root(log.join('\n'))).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', device: 1, catchable: false });
     expect(root(log.slice(1).join('\n'))).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', device: 1 });
   });
+
+  it("takes the user frame from pybind11's At: list under the message, innermost first", () => {
+    // pybind11 error_string(): "\n\nAt:\n" then "  file(line): function" from the deepest frame outwards.
+    const text = [
+      'Traceback (most recent call last):',
+      '  File "/opt/py/lib/python3.10/site-packages/torch/autograd/__init__.py", line 200, in backward',
+      '    Variable._execution_engine.run_backward(',
+      'RuntimeError: RuntimeError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 0; 23.65 GiB total capacity; 22.10 GiB already allocated; 41.00 MiB free; 22.12 GiB reserved in total by PyTorch)',
+      '',
+      'At:',
+      '  /opt/py/lib/python3.10/site-packages/torch/nn/functional.py(2515): layer_norm',
+      '  /opt/py/lib/python3.10/site-packages/torch/nn/modules/normalization.py(190): forward',
+      '  /home/me/lm/blocks.py(57): forward',
+      '  /home/me/lm/model.py(301): forward',
+    ].join('\n');
+    expect(root(text)).toMatchObject({ kind: 'catchable-oom', device: 0, userFrames: [{ file: '/home/me/lm/blocks.py', line: 57 }, { file: '/home/me/lm/model.py', line: 301 }] });
+  });
+
+  it('reads frames listed under a message without a Traceback header (ComfyUI), blank lines between them, past the 12-line look-ahead', () => {
+    const frames = (n: number) => Array.from({ length: n }, (_, i) => [`  File "/srv/app/stage${i}.py", line ${10 + i}, in step${i}`, `    out = next_stage${i}(x)`, '']).flat();
+    const plain = ['Error occurred when executing VAEDecode:', '', 'CUDA out of memory. Tried to allocate 3.00 GiB. GPU 0 has a total capacity of 11.72 GiB of which 1.20 GiB is free. Of the allocated memory 9.80 GiB is allocated by PyTorch, and 256.00 MiB is reserved by PyTorch but unallocated.', '', ...frames(3)].join('\n');
+    expect(root(plain)).toMatchObject({ kind: 'catchable-oom' });
+    expect(root(plain)!.userFrames.map((f) => f.line)).toEqual([12, 11, 10]);
+    const report = ['# ComfyUI Error Report', '## Error Details', '- **Node Type:** WanVideoSampler', '- **Exception Type:** torch.OutOfMemoryError', '- **Exception Message:** Allocation on device ', '## Stack Trace', '```', ...frames(9), '```'].join('\n');
+    expect(all(report)).toHaveLength(1);
+    expect(root(report)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+    expect(root(report)!.userFrames[0]).toMatchObject({ file: '/srv/app/stage8.py', line: 18 });
+    // With the message in the report, its own signature reads it (numbers) and the type line stands aside.
+    const withMessage = report.replace('Allocation on device ', 'HIP out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 15.98 GiB of which 0 bytes is free. Of the allocated memory 14.10 GiB is allocated by PyTorch, and 1.20 GiB is reserved by PyTorch but unallocated.');
+    expect(all(withMessage)).toHaveLength(1);
+    expect(root(withMessage)).toMatchObject({ platform: 'rocm', requestedBytes: 2 * GiB });
+    expect(root(withMessage)!.userFrames[0]).toMatchObject({ file: '/srv/app/stage8.py', line: 18 });
+    // Prose between a message and later frames is not a frame list.
+    expect(root(['RuntimeError: CUDA error: out of memory', 'retrying with a smaller batch', '  File "/srv/app/x.py", line 1, in f'].join('\n'))?.userFrames).toEqual([]);
+  });
 });

@@ -12,14 +12,20 @@
  * joining a megabyte chunk to the history makes V8 copy both on every chunk.
  */
 import type { SourceFrame } from '../protocol';
-import { framesOf, isChainMarker, isNotebookLine, isTracebackBody, isTracebackHeader, parseFrameLine, withoutCiTimestamp } from './frames';
+import { framesOf, isAtHeader, isChainMarker, isNotebookLine, isTracebackBody, isTracebackHeader, parseAtFrame, parseFrameLine, withoutCiTimestamp } from './frames';
 import { inlineRank, splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES } from './signatures';
 import type { FollowingTraceback, LineView, Signature } from './signatures/types';
 import { FindingSink } from './verdicts';
 
-/** Lines after a failure line that signatures may read (multi-line messages). */
+/** Lines after a failure line that signatures may read (multi-line messages); a traceback after it must start within them. */
 const LOOKAHEAD_LINES = 12;
+/**
+ * How far the body of a traceback that starts within the look-ahead is read (a chained one, one
+ * printed after its message, pybind11's `At:` list, a ComfyUI report's stack trace with a blank
+ * line between frames). The engine waits for these lines only after a line that holds a needle.
+ */
+const FOLLOWING_BODY_LINES = 40;
 /** How far back (in characters) the engine keeps text for tracebacks and preceding context. */
 const HISTORY_CHARS = 256 * 1024;
 /** Frames further back than this many lines are not part of the failure's traceback. */
@@ -294,12 +300,22 @@ export class TriageEngine {
   private evaluateReady(final: boolean): void {
     let done = 0;
     for (const hit of this.pending) {
-      if (!final && !this.lookaheadArrived(hit)) break;
       const lineStart = this.text.previousBreak(hit) + 1;
-      if (lineStart !== this.lastLineStart) {
-        this.lastLineStart = lineStart;
-        this.evaluate(lineStart, hit);
+      if (lineStart === this.lastLineStart) {
+        done++;
+        continue;
       }
+      // Most hit lines hold no needle; they are dropped as soon as they are complete, without
+      // waiting for (and walking) the look-ahead that only a needle line's signatures read.
+      const stop = this.text.nextBreak(hit);
+      if (stop >= 0 && !this.mayMatch(lineStart, stop, hit)) {
+        this.lastLineStart = lineStart;
+        done++;
+        continue;
+      }
+      if (!final && !this.lookaheadArrived(hit)) break;
+      this.lastLineStart = lineStart;
+      this.evaluate(lineStart, hit);
       done++;
     }
     if (done > 0) this.pending = this.pending.slice(done);
@@ -310,7 +326,7 @@ export class TriageEngine {
   private lookaheadArrived(hit: number): boolean {
     if (this.text.end - hit > MAX_PENDING_CHARS) return true;
     let pos = hit;
-    for (let k = 0; k <= LOOKAHEAD_LINES; k++) {
+    for (let k = 0; k <= FOLLOWING_BODY_LINES; k++) {
       pos = this.text.nextBreak(pos);
       if (pos < 0) return false;
       pos++;
@@ -318,15 +334,26 @@ export class TriageEngine {
     return true;
   }
 
+  /** The part of a long line kept around its hit (minified JSON, a progress bar without breaks). */
+  private clippedStart(lineStart: number, stop: number, hit: number): number {
+    return stop - lineStart > MAX_LINE_CHARS ? Math.max(lineStart, hit - MAX_LINE_CHARS / 2) : lineStart;
+  }
+
+  /**
+   * Anchors are short; most lines they hit hold no needle ("memory" in a progress report), and are
+   * dropped without decoding. Colour codes could split a needle, so such lines go through.
+   */
+  private mayMatch(lineStart: number, stop: number, hit: number): boolean {
+    const start = this.clippedStart(lineStart, stop, hit);
+    const ascii = this.text.ascii(start, Math.min(stop, start + MAX_LINE_CHARS));
+    return this.needles.test(ascii) || ascii.includes('\x1b');
+  }
+
   private evaluate(lineStart: number, hit: number): void {
     let stop = this.text.nextBreak(hit);
     if (stop < 0) stop = this.text.end;
-    // In an overlong line (minified JSON, a progress bar without breaks) keep the part around the hit.
-    const start = stop - lineStart > MAX_LINE_CHARS ? Math.max(lineStart, hit - MAX_LINE_CHARS / 2) : lineStart;
-    // Anchors are short; most lines they hit hold no needle ("memory" in a progress report), and are
-    // dropped here without decoding. Colour codes could split a needle, so such lines go through.
-    const ascii = this.text.ascii(start, Math.min(stop, start + MAX_LINE_CHARS));
-    if (!this.needles.test(ascii) && !ascii.includes('\x1b')) return;
+    if (!this.mayMatch(lineStart, stop, hit)) return;
+    const start = this.clippedStart(lineStart, stop, hit);
     const raw = cleanLine(this.text.decode(start, Math.min(stop, start + MAX_LINE_CHARS)));
     const { rank, content } = splitRank(raw);
     const view = new PieceLineView(this.text, lineStart, stop, this.text.lineAt(lineStart), raw, content, rank);
@@ -369,13 +396,33 @@ function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: num
     if (content.trim() === '') {
       let neighbour: RankedLine | undefined;
       for (let j = k + 1; j <= last && (neighbour = lineAt(j)) !== undefined; j++) if (sameRank(neighbour) && neighbour.content.trim() !== '') break;
-      if (neighbour !== undefined && isNotebookLine(withoutCiTimestamp(neighbour.content))) continue;
+      // IPython spaces its frames; so does a traceback.format_tb list joined with "\n" (ComfyUI's report).
+      if (neighbour !== undefined && (isNotebookLine(withoutCiTimestamp(neighbour.content)) || parseFrameLine(withoutCiTimestamp(neighbour.content)) !== undefined)) continue;
       break;
     }
     if (!isTracebackBody(content) && !printedAfterFrame(k)) break;
     body.push(content);
   }
   return body;
+}
+
+/** Lines that may stand between a message and the frames listed under it without a traceback header. */
+const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*#|^\s*```|^\s*- \*\*/;
+
+/**
+ * Where a frame list printed under a message without a "Traceback" header starts (its first frame
+ * within the next 4 lines, with only blank lines, markdown headings, code fences and `- **Key:**` lines
+ * of a report before it), or undefined.
+ */
+function headerlessFrames(below: (k: number) => RankedLine | undefined): number | undefined {
+  for (let k = 1; k <= 4; k++) {
+    const line = below(k);
+    if (line === undefined) return undefined;
+    const content = withoutCiTimestamp(line.content);
+    if (parseFrameLine(content) !== undefined) return k;
+    if (!BEFORE_HEADERLESS_FRAMES.test(content)) return undefined;
+  }
+  return undefined;
 }
 
 /** A candidate line with lazy access to its neighbours in the retained text. */
@@ -479,7 +526,7 @@ class PieceLineView implements LineView {
     };
     skipBlank();
     if (!isTracebackHeader(below(k)?.content ?? '')) return [];
-    return framesOf(tracebackBody(below, k + 1, LOOKAHEAD_LINES, this.rank, false));
+    return framesOf(tracebackBody(below, k + 1, FOLLOWING_BODY_LINES, this.rank, false));
   }
 
   /**
@@ -504,8 +551,30 @@ class PieceLineView implements LineView {
       }
       header ??= { k, rank: line.rank };
     }
-    if (!header) return undefined;
-    const frames = framesOf(tracebackBody(below, header.k + 1, LOOKAHEAD_LINES, header.rank, false));
-    return frames.length > 0 ? { frames, ...(header.rank !== undefined && { rank: header.rank }) } : undefined;
+    // No header: frames listed right under the message (ComfyUI prints the message, then
+    // traceback.format_tb's frames; its error report puts "## Stack Trace" and a code fence between).
+    const body = header ? header.k + 1 : headerlessFrames(below);
+    if (body === undefined) return undefined;
+    const rank = header?.rank;
+    const frames = framesOf(tracebackBody(below, body, FOLLOWING_BODY_LINES, rank, false));
+    return frames.length > 0 ? { frames, ...(rank !== undefined && { rank }) } : undefined;
+  }
+
+  atFrames(): SourceFrame[] {
+    // The message may run over a few lines before the blank line and "At:".
+    let k = 1;
+    for (; k <= 4; k++) {
+      const content = this.next(k);
+      if (content === undefined || isAtHeader(content)) break;
+      if (isTracebackHeader(content) || parseFrameLine(content) !== undefined) return [];
+    }
+    if (!isAtHeader(this.next(k) ?? '')) return [];
+    const frames: SourceFrame[] = [];
+    for (k++; k <= FOLLOWING_BODY_LINES; k++) {
+      const frame = parseAtFrame(this.next(k) ?? '');
+      if (!frame) break;
+      frames.push(frame);
+    }
+    return frames.reverse();
   }
 }

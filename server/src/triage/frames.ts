@@ -71,6 +71,25 @@ export function parseFrameLine(line: string): SourceFrame | undefined {
   return undefined;
 }
 
+/**
+ * pybind11's (and nanobind's) error text for a Python exception that crossed C++ (error_string():
+ * the message, a blank line, "At:", then one frame per line from the innermost outwards:
+ * `  /path/model.py(130): forward`). PyTorch prints it when an error raised in Python code that C++
+ * called (autograd's backward re-running a checkpointed forward, a hook) comes back as a RuntimeError.
+ */
+const AT_HEADER = /^\s*At:\s*$/;
+const AT_FRAME = /^\s*(\S.*?)\((\d+)\): ([\w<>.$-]+)\s*$/;
+
+export function isAtHeader(line: string): boolean {
+  return AT_HEADER.test(line);
+}
+
+/** One frame of an `At:` list, if the line is one. */
+export function parseAtFrame(line: string): SourceFrame | undefined {
+  const m = AT_FRAME.exec(line);
+  return m ? { file: m[1]!, line: Number(m[2]), function: m[3]! } : undefined;
+}
+
 /** What CPython prints between an exception's traceback and the one of the exception it led to. */
 const CHAIN_MARKER = /The above exception was the direct cause of the following exception:|During handling of the above exception, another exception occurred:/;
 

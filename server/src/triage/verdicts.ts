@@ -46,7 +46,9 @@ interface Group {
  */
 function tracebackOf(line: LineView, finding: Finding): Pick<Group, 'frames' | 'framesFollowing'> {
   const own = line.frames(finding.framesAbove);
-  if (own.length > 0) return { frames: [...line.chainedTraceback(), ...own] };
+  // pybind11's "At:" list under the message holds the frames the error was raised in: the innermost ones.
+  const raisedIn = line.atFrames();
+  if (own.length > 0 || raisedIn.length > 0) return { frames: [...line.chainedTraceback(), ...own, ...raisedIn] };
   const following = line.followingTraceback();
   if (!following) return { frames: [] };
   return { frames: following.frames, framesFollowing: following.rank !== undefined ? { rank: following.rank } : {} };

@@ -18,6 +18,12 @@ const OOM_EXCEPTION = /\b((?:torch|torch_npu|cupy)(?:\.\w+)*)\.OutOfMemoryError:
 /** Code that names the type (`except torch.cuda.OutOfMemoryError: pass`) is not the exception. */
 const CODE = /\b(?:except|raise)\b/;
 const REQUESTED = new RegExp(String.raw`Tried to allocate ${SIZE}`);
+/**
+ * ComfyUI's error report (ComfyUI_frontend's errorReportUtil): "- **Exception Type:** torch.cuda.OutOfMemoryError",
+ * then "- **Exception Message:** <message>", "## Stack Trace" and the frames.
+ */
+const REPORTED_TYPE = /\*\*Exception Type:\*\*\s*((?:torch|torch_npu|cupy)(?:\.\w+)*)\.OutOfMemoryError\s*$/;
+const REPORTED_MESSAGE = /\*\*Exception Message:\*\*\s*(.*)$/;
 
 function platformOfModule(module: string): Platform {
   if (/\bxpu\b/.test(module)) return 'xpu';
@@ -30,11 +36,15 @@ export const oomException: Signature = {
   id: 'oom-exception',
   platform: 'cuda',
   // Not ".OutOfMemoryError": a needle that starts with a character as common as "." slows the needle check of every candidate line.
-  needles: ['OutOfMemoryError: '],
+  needles: ['OutOfMemoryError'],
   match(line) {
-    const m = OOM_EXCEPTION.exec(line.content);
-    if (!m || CODE.test(line.content.slice(0, m.index))) return undefined;
-    const requested = REQUESTED.exec(line.content);
+    const reported = REPORTED_TYPE.exec(line.content);
+    const m = reported ?? OOM_EXCEPTION.exec(line.content);
+    if (!m || (!reported && CODE.test(line.content.slice(0, m.index)))) return undefined;
+    // A report's message line that a message signature reads is the verdict, not its type line.
+    const message = reported ? REPORTED_MESSAGE.exec(line.next(1) ?? '')?.[1] : undefined;
+    if (message !== undefined && /out of memory|Tried to allocate/i.test(message)) return undefined;
+    const requested = REQUESTED.exec(message ?? line.content);
     const bytes = requested ? toBytes(requested[1]!, requested[2]!) : undefined;
     const type = `${m[1]}.OutOfMemoryError`;
     return {

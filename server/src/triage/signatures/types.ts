@@ -110,6 +110,11 @@ export interface LineView {
   chainedTraceback(): SourceFrame[];
   /** The traceback that starts in the lines after this one, for messages printed before their traceback. */
   followingTraceback(): FollowingTraceback | undefined;
+  /**
+   * The frames of pybind11's `At:` list under this exception's message (the Python frames where the
+   * error was raised before it crossed C++), outermost first; empty when none follows.
+   */
+  atFrames(): SourceFrame[];
 }
 
 export interface FollowingTraceback {
