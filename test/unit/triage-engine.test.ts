@@ -915,6 +915,10 @@ describe("message classes of blind8's misses (variants written from the producin
     expect(root('RuntimeError: hipErrorInvalidDeviceFunction')).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: true });
     expect(root('UserWarning: HIP initialization: Unexpected error from hipGetDeviceCount(). Error 101: hipErrorInvalidDevice')).toBeUndefined();
     expect(root('RuntimeError: hipErrorOutOfMemory')).toMatchObject({ kind: 'catchable-oom', platform: 'rocm' });
+    // AMD_LOG_LEVEL traces and polled states are not failures; its error level is.
+    expect(root(':3:hip_event.cpp            :310 : 1520917404 us: [pid:41 tid:0x7f] hipEventQuery: Returned hipErrorNotReady :')).toBeUndefined();
+    expect(root('hipDeviceEnablePeerAccess returned hipErrorPeerAccessAlreadyEnabled')).toBeUndefined();
+    expect(root(':1:hip_code_object.cpp      :505 : 99442499995 us: [pid:3504 tid:0x7f02] hipErrorNoBinaryForGpu: Unable to find code object for all current devices!')?.kind).toBe('not-oom');
   });
 
   it("reads Metal's out-of-memory command buffer error: returned by ggml, an abort when MLX's exception is uncaught", () => {

@@ -167,6 +167,10 @@ const memoryAccessFault: Signature = {
  * when an exception carries it.
  */
 const HIP_STATUS = /\bhipError(?!OutOfMemory|MemoryAllocation|_t\b)([A-Z]\w+)/;
+/** Statuses that report a state, not a failure (a query polled before work finished, peer access set twice). */
+const HIP_BENIGN = /^(?:NotReady|PeerAccessAlreadyEnabled|PeerAccessNotEnabled|HostMemoryAlreadyRegistered)\b/;
+/** AMD_LOG_LEVEL's trace lines (":3:hip_event.cpp :310 : ... Returned hipErrorNotReady"); level 1 is the error level. */
+const AMD_TRACE_LINE = /^\s*:[2-9]:\S/;
 
 const hipStatus: Signature = {
   id: 'hip-runtime-status',
@@ -175,7 +179,7 @@ const hipStatus: Signature = {
   match(line) {
     const m = HIP_STATUS.exec(line.content);
     // A status quoted in a warning ("UserWarning: HIP initialization: ... hipErrorInvalidDevice") is not the failure.
-    if (!m || line.content.includes('HIP error: ') || /warn/i.test(line.content)) return undefined;
+    if (!m || line.content.includes('HIP error: ') || /warn/i.test(line.content) || HIP_BENIGN.test(m[1]!) || AMD_TRACE_LINE.test(line.content)) return undefined;
     const noBinary = /^NoBinaryForGpu/i.test(m[1]!);
     return {
       signature: 'hip-runtime-status',
