@@ -919,6 +919,9 @@ describe("message classes of blind8's misses (variants written from the producin
     expect(root(':3:hip_event.cpp            :310 : 1520917404 us: [pid:41 tid:0x7f] hipEventQuery: Returned hipErrorNotReady :')).toBeUndefined();
     expect(root('hipDeviceEnablePeerAccess returned hipErrorPeerAccessAlreadyEnabled')).toBeUndefined();
     expect(root(':1:hip_code_object.cpp      :505 : 99442499995 us: [pid:3504 tid:0x7f02] hipErrorNoBinaryForGpu: Unable to find code object for all current devices!')?.kind).toBe('not-oom');
+    // HCC's STATUS_CHECK aborts after printing the HSA status (mcwamp_hsa.cpp); a RuntimeError carrying one does not.
+    expect(root('### HCC STATUS_CHECK Error: HSA_STATUS_ERROR_INVALID_ARGUMENT (0x1001) at file:mcwamp_hsa.cpp line:2930')).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+    expect(root('RuntimeError: HSA_STATUS_ERROR: A generic error has occurred.')).toMatchObject({ kind: 'not-oom', catchable: true });
   });
 
   it("reads Metal's out-of-memory command buffer error: returned by ggml, an abort when MLX's exception is uncaught", () => {

@@ -109,7 +109,10 @@ const hsaError: Signature = {
   match(line) {
     const status = /(HSA_STATUS_ERROR\w*)(?::\s*([^.]*))?/.exec(line.content);
     if (!status) return undefined;
-    const raised = /Error|Failed in file/.test(line.content);
+    // HCC's STATUS_CHECK ("### HCC STATUS_CHECK Error: HSA_STATUS_ERROR_EXCEPTION (0x1016) at file:mcwamp_hsa.cpp
+    // line:1193") prints the status and calls abort(); so does anything followed by the shell's "Aborted".
+    const aborted = /STATUS_CHECK/.test(line.content) || [1, 2].some((k) => /^\s*Aborted\b/.test(line.next(k) ?? ''));
+    const raised = /Error|Failed in file/.test(line.content) && !aborted;
     return {
       signature: 'hsa-runtime-error',
       role: 'failure',
