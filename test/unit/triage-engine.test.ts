@@ -946,6 +946,10 @@ describe("message classes of blind8's misses (variants written from the producin
     expect(root(hard.join('\n'))).toMatchObject({ rank: 3, deviceTotalBytes: Math.round(39.39 * GiB), freeBytes: 812 * 1024 ** 2 });
     const soft = 'OutOfMemoryError: CUDA out of memory. Tried to allocate 40.00 MiB (GPU 1; 7.79 GiB total capacity; 6.62 GiB already allocated; 28.50 MiB free;\n6.71 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb';
     expect(root(soft)).toMatchObject({ device: 1, freeBytes: Math.round(28.5 * 1024 ** 2), reservedBytes: Math.round(6.71 * GiB) });
+    // The other PyTorch allocators print the same message, wrapped the same way.
+    const hip = 'torch.OutOfMemoryError: HIP out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 15.98 GiB of which 0 bytes is free. Of the allocated memory 13.50 GiB is allocated by\nPyTorch, and 2.25 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting\nPYTORCH_HIP_ALLOC_CONF=expandable_segments:True to avoid fragmentation.';
+    expect(root(hip)).toMatchObject({ kind: 'fragmentation', platform: 'rocm', allocatedBytes: Math.round(13.5 * GiB), reservedUnallocatedBytes: Math.round(2.25 * GiB) });
+    expect(root(hip)!.fixes[0]!.snippet).toContain('PYTORCH_HIP_ALLOC_CONF');
     const escaped = 'Error: ShardCannotStart("Allocation on device 1 would exceed allowed memory. (out of memory)\\nCurrently allocated     : 30.02 GiB\\nRequested               : 2.00 GiB\\nDevice limit            : 39.39 GiB\\nFree (according to CUDA): 5.06 MiB\\nPyTorch limit (set by user-supplied memory fraction)\\n                        : 35.00 GiB")';
     expect(root(escaped)).toMatchObject({ device: 1, requestedBytes: 2 * GiB, allowedBytes: 35 * GiB });
     expect(root('RuntimeError: CUDA out of memory. Tried to allocate 64.00 MiB (GPU 2; 31.75 GiB total capacity; 20.10 GiB already allocated; 9.44 MiB free; 24.00 GiB allowed; 20.33 GiB reserved in total by PyTorch)')).toMatchObject({ allowedBytes: 24 * GiB, reservedBytes: Math.round(20.33 * GiB) });

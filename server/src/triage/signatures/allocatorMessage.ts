@@ -26,7 +26,8 @@ import {
   singleAllocationTooLarge,
 } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
-import type { Finding, Numbers } from './types';
+import { softWrapped, unwrapped } from './lineContext';
+import type { Finding, LineView, Numbers } from './types';
 
 export interface AllocatorMessage {
   /** The word before "out of memory": CUDA, HIP, XPU, NPU; empty when the line starts at "Tried to allocate". */
@@ -110,6 +111,15 @@ export function allocatorMessageComplete(text: string): boolean {
   if (!head) return true;
   const rest = text.slice(head.index + head[0].length);
   return rest.trimStart().startsWith('(') ? rest.includes(')') : /but unallocated/.test(rest);
+}
+
+/**
+ * The text of the allocator message that starts on this line: the line itself, or with the lines a
+ * terminal hard-wrapped it into (equal widths) or a console soft-wrapped it into (word boundaries,
+ * rich's exception panel) put back.
+ */
+export function allocatorMessageText(line: LineView): string {
+  return unwrapped(line) ?? softWrapped(line, allocatorMessageComplete, /Tried to allocate/) ?? line.content;
 }
 
 /** The parenthesised, semicolon-separated era; a message cut off before ")" still yields its fields. */

@@ -16,9 +16,9 @@ import {
 } from '../fixes';
 import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
-import { allocatorFinding, allocatorMessageComplete, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
+import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform } from '../../protocol';
-import { joinNext, softWrapped, thrownByTerminate, unwrapped } from './lineContext';
+import { joinNext, thrownByTerminate } from './lineContext';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, Signature } from './types';
 
@@ -36,7 +36,7 @@ const cachingAllocator: Signature = {
   needles: ['Tried to allocate'],
   match(line) {
     if (line.content.includes('Current platform can NOT allocate')) return undefined;
-    const msg = parseAllocatorMessage(unwrapped(line) ?? softWrapped(line, allocatorMessageComplete, /Tried to allocate/) ?? line.content);
+    const msg = parseAllocatorMessage(allocatorMessageText(line));
     if (!msg || (msg.api !== 'CUDA' && msg.api !== '') || (msg.deviceWord !== undefined && msg.deviceWord !== 'GPU')) return undefined;
     return allocatorFinding(msg, CUDA, line.rank);
   },

@@ -7,7 +7,7 @@
 import { formatBytes } from '../../format';
 import { agreeOnFailure, findTheRootRank, processWideLock, shrinkPeak } from '../fixes';
 import { ascendSuffixRank, inlineRank } from '../ranks';
-import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
+import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
 import { withoutCiTimestamp } from '../frames';
 import type { LineView, Signature } from './types';
 
@@ -88,7 +88,7 @@ const cachingAllocator: Signature = {
   platform: 'npu',
   needles: ['NPU out of memory', 'Tried to allocate'],
   match(line) {
-    const msg = parseAllocatorMessage(line.content);
+    const msg = parseAllocatorMessage(allocatorMessageText(line));
     if (!msg || (msg.api !== 'NPU' && msg.deviceWord !== 'NPU')) return undefined;
     return allocatorFinding(msg, ASCEND, line.rank ?? ascendSuffixRank(line.next(1) ?? ''));
   },

@@ -6,7 +6,7 @@
 import { formatBytes } from '../../format';
 import { emptyCacheBeforeCollectives, shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
-import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
+import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
 import { joinNext, thrownByTerminate } from './lineContext';
 import type { Finding, Signature } from './types';
 
@@ -18,13 +18,14 @@ const cachingAllocator: Signature = {
   platform: 'rocm',
   needles: ['HIP out of memory'],
   match(line) {
-    const msg = parseAllocatorMessage(line.content);
+    const text = allocatorMessageText(line);
+    const msg = parseAllocatorMessage(text);
     if (!msg || msg.api !== 'HIP') return undefined;
     const platform: AllocatorPlatform = {
       signature: 'hip-caching-allocator',
       platform: 'rocm',
       label: 'HIP',
-      allocConfVar: SUGGESTED_VAR.exec(line.content)?.[1] ?? 'PYTORCH_HIP_ALLOC_CONF',
+      allocConfVar: SUGGESTED_VAR.exec(text)?.[1] ?? 'PYTORCH_HIP_ALLOC_CONF',
       expandableSegments: {
         supported: true,
         note: ' On ROCm this needs PyTorch 2.11+ with ROCm 7.0+; older builds ignore it ("expandable_segments not supported on this platform"), so use max_split_size_mb there.',

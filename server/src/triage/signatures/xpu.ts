@@ -8,7 +8,7 @@
 import { formatBytes } from '../../format';
 import type { Fix } from '../../protocol';
 import { shrinkPeak } from '../fixes';
-import { allocatorFinding, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
+import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Signature } from './types';
 
@@ -34,7 +34,7 @@ const cachingAllocator: Signature = {
   platform: 'xpu',
   needles: ['XPU out of memory', 'Current platform can NOT allocate'],
   match(line) {
-    const msg = parseAllocatorMessage(line.content);
+    const msg = parseAllocatorMessage(allocatorMessageText(line));
     const limit = line.content.includes('Current platform can NOT allocate');
     if (!msg || (msg.api !== 'XPU' && !limit)) return undefined;
     const finding = allocatorFinding(msg, XPU, line.rank);
