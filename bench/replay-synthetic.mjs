@@ -67,7 +67,7 @@ class Writer {
     this.len = 0;
     this.memo = 0;
     this.written = 0;
-    this.pending = [];
+    this.ready = []; // Complete frames (header, body) not yet written out.
   }
   ensure(n) {
     if (this.len + n > this.buf.length) {
@@ -80,10 +80,12 @@ class Writer {
   bytes(b) { this.ensure(b.length); b.copy(this.buf, this.len); this.len += b.length; }
   memoize() { this.byte(OP.MEMOIZE); return this.memo++; }
   get(idx) {
+    this.boundary();
     if (idx < 256) { this.ensure(2); this.buf[this.len++] = OP.BINGET; this.buf[this.len++] = idx; }
     else { this.ensure(5); this.buf[this.len++] = OP.LONG_BINGET; this.buf.writeUInt32LE(idx, this.len); this.len += 4; }
   }
   str(s) {
+    this.boundary();
     const b = Buffer.from(s, 'utf8');
     if (b.length >= 256) throw new Error('long strings are not needed here');
     this.ensure(2 + b.length);
@@ -92,6 +94,7 @@ class Writer {
     return this.memoize();
   }
   int(v) {
+    this.boundary();
     if (v >= 0 && v < 256) { this.ensure(2); this.buf[this.len++] = OP.BININT1; this.buf[this.len++] = v; }
     else if (v >= 0 && v < 65536) { this.ensure(3); this.buf[this.len++] = OP.BININT2; this.buf.writeUInt16LE(v, this.len); this.len += 2; }
     else if (v >= -(2 ** 31) && v < 2 ** 31) { this.ensure(5); this.buf[this.len++] = OP.BININT; this.buf.writeInt32LE(v, this.len); this.len += 4; }
@@ -112,16 +115,33 @@ class Writer {
       this.buf[at] = n;
     }
   }
-  /** Ends the current frame once it reaches CPython's target size. */
-  async maybeCommit(force = false) {
-    if (this.len === 0 || (!force && this.len < FRAME_TARGET)) return;
+  /**
+   * Called before every object is saved: like CPython's pickler (pickle.py's save() calls
+   * commit_frame() first), a frame that has reached the target size ends here, so frames end
+   * inside trace entries (between a key and its value, say), as they do in real snapshots.
+   */
+  boundary() {
+    if (this.len >= FRAME_TARGET) this.cut();
+  }
+  /** Opens a container object (EMPTY_DICT or EMPTY_LIST) at an object boundary and memoizes it. */
+  open(op) {
+    this.boundary();
+    this.byte(op);
+    return this.memoize();
+  }
+  cut() {
     const header = Buffer.alloc(9);
     header[0] = OP.FRAME;
     header.writeBigUInt64LE(BigInt(this.len), 1);
-    const body = Buffer.from(this.buf.subarray(0, this.len));
+    this.ready.push(header, Buffer.from(this.buf.subarray(0, this.len)));
+    this.written += 9 + this.len;
     this.len = 0;
-    this.written += 9 + body.length;
-    if (!this.out.write(header) | !this.out.write(body)) await new Promise((r) => this.out.once('drain', r));
+  }
+  /** Writes out the complete frames; at the end, the last one whatever its size. */
+  async flush(final = false) {
+    if (final && this.len > 0) this.cut();
+    for (const b of this.ready) if (!this.out.write(b)) await new Promise((r) => this.out.once('drain', r));
+    this.ready = [];
   }
 }
 
@@ -139,7 +159,7 @@ export async function generate(outPath, targetBytes) {
   const frame = (i) => {
     if (frameMemo.has(i)) return w.get(frameMemo.get(i));
     const [name, filename, line] = pattern.frames[i];
-    w.byte(OP.EMPTY_DICT); frameMemo.set(i, w.memoize());
+    frameMemo.set(i, w.open(OP.EMPTY_DICT));
     w.byte(OP.MARK);
     key('name'); shared(name); key('filename'); shared(filename); key('line'); w.int(line);
     w.byte(OP.SETITEMS);
@@ -147,16 +167,16 @@ export async function generate(outPath, targetBytes) {
   const stack = (s) => {
     if (stackMemo.has(s)) return w.get(stackMemo.get(s));
     const ids = pattern.stacks[s];
-    w.byte(OP.EMPTY_LIST); stackMemo.set(s, w.memoize());
+    stackMemo.set(s, w.open(OP.EMPTY_LIST));
     if (ids.length === 1) { frame(ids[0]); w.byte(OP.APPEND); }
     else if (ids.length > 1) { w.byte(OP.MARK); for (const f of ids) frame(f); w.byte(OP.APPENDS); }
   };
 
-  w.byte(OP.EMPTY_DICT); w.memoize();
+  w.open(OP.EMPTY_DICT);
   w.byte(OP.MARK);
-  key('segments'); w.byte(OP.EMPTY_LIST); w.memoize();
-  key('device_traces'); w.byte(OP.EMPTY_LIST); w.memoize();
-  w.byte(OP.EMPTY_LIST); w.memoize();
+  key('segments'); w.open(OP.EMPTY_LIST);
+  key('device_traces'); w.open(OP.EMPTY_LIST);
+  w.open(OP.EMPTY_LIST);
   let events = 0;
   let inBatch = 0;
   let time = 1_796_000_000_000_000;
@@ -171,7 +191,7 @@ export async function generate(outPath, targetBytes) {
   while (w.written + w.len < targetBytes) {
     for (const [kind, req, size, st] of pattern.ops) {
       if (kind === 'a') sizes.set(req, size);
-      w.byte(OP.EMPTY_DICT); w.memoize();
+      w.open(OP.EMPTY_DICT);
       w.byte(OP.MARK);
       key('action'); w.str(actions[kind]);
       key('addr'); w.int(addrOf(rep, req));
@@ -184,18 +204,18 @@ export async function generate(outPath, targetBytes) {
       w.byte(OP.SETITEMS);
       events++;
       if (++inBatch === 1000) { w.byte(OP.APPENDS); w.byte(OP.MARK); inBatch = 0; }
-      if (w.len >= FRAME_TARGET) await w.maybeCommit();
+      if (w.ready.length > 0) await w.flush();
     }
     rep++;
   }
   w.byte(OP.APPENDS);
   w.byte(OP.APPEND); // the trace into device_traces
-  key('allocator_settings'); w.byte(OP.EMPTY_DICT); w.memoize();
-  w.byte(OP.MARK); key('PYTORCH_CUDA_ALLOC_CONF'); shared(''); key('expandable_segments'); w.byte(OP.NEWFALSE); w.byte(OP.SETITEMS);
-  key('external_annotations'); w.byte(OP.EMPTY_LIST); w.memoize();
+  key('allocator_settings'); w.open(OP.EMPTY_DICT);
+  w.byte(OP.MARK); key('PYTORCH_CUDA_ALLOC_CONF'); shared(''); key('expandable_segments'); w.boundary(); w.byte(OP.NEWFALSE); w.byte(OP.SETITEMS);
+  key('external_annotations'); w.open(OP.EMPTY_LIST);
   w.byte(OP.SETITEMS);
   w.byte(OP.STOP);
-  await w.maybeCommit(true);
+  await w.flush(true);
   await new Promise((resolve, reject) => out.end((err) => (err ? reject(err) : resolve())));
   return { path: outPath, bytes: w.written + 2, events, repetitions: rep, patternEvents: perRep };
 }

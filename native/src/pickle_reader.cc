@@ -309,11 +309,24 @@ void PickleReader::memoPut(uint64_t index, const Value& v) {
   memo_.set(index, v);
 }
 
-Value PickleReader::memoGet(uint64_t index) const {
+Value PickleReader::memoGet(uint64_t index) {
   if (index >= memo_.size() || memo_.tag(index) == Tag::Unset) {
     malformed("memo entry " + std::to_string(index) + " read before it was written");
   }
-  return memo_.get(index);
+  const Value v = memo_.get(index);
+  if (v.tag != Tag::List || v.ref != sharedEmptyList_) return v;
+  // The program may fill the list it gets back, so from here on this slot names a list of its own.
+  const Value own = newContainer(Tag::List);
+  memoPut(index, own);
+  return own;
+}
+
+Value PickleReader::sharedEmptyList() {
+  if (sharedEmptyList_ == UINT32_MAX) {
+    sharedEmptyList_ = newContainer(Tag::List).ref;
+    containers_[sharedEmptyList_].memoRefs = 2;  // Never recycled.
+  }
+  return Value::of(Tag::List, sharedEmptyList_);
 }
 
 std::string_view PickleReader::readBytes(size_t n, const char* what) {
@@ -353,13 +366,8 @@ bool PickleReader::tryFlatDict() {
   FlatCursor c{in.cursor(), in.cursor() + in.available()};
   const uint8_t* const start = c.p;
   const size_t memoBefore = memo_.size();
-  flatEmptyLists_.clear();
   auto bail = [&] {
     memo_.resize(memoBefore);
-    for (uint32_t id : flatEmptyLists_) {
-      containers_[id].memoRefs = 0;
-      freeContainers_.push_back(id);
-    }
     return false;
   };
   const size_t memoSlot = takeMemoSlot(c);
@@ -404,12 +412,24 @@ size_t PickleReader::takeMemoSlot(FlatCursor& c) {
 }
 
 // Reads items into flatItems_[depth] up to the `closer` opcode (SETITEMS or APPENDS).
+// CPython's pickler ends a 64 KiB frame before whichever object it saves next, so FRAME opcodes
+// land inside trace entries (between a key and its value, say) once per frame: the fast path
+// steps over them as the general path does, or every such entry would leave it and break the
+// trace's run of records (which then costs a 16-byte handle per entry and a reordering pass).
+bool PickleReader::skipFrames(FlatCursor& c) {
+  while (c.p < c.end && *c.p == FRAME) {
+    if (c.end - c.p < 9) return false;
+    c.p += 9;
+  }
+  return true;
+}
+
 bool PickleReader::readFlatItems(FlatCursor& c, uint8_t closer, size_t depth) {
   constexpr size_t kMaxItems = 128;
   std::vector<Value>& items = flatItems_[depth];
   items.clear();
   for (;;) {
-    if (c.p >= c.end) return false;
+    if (!skipFrames(c) || c.p >= c.end) return false;
     if (*c.p == closer) {
       ++c.p;
       return closer != SETITEMS || items.size() % 2 == 0;
@@ -446,11 +466,9 @@ bool PickleReader::readFlatContainer(FlatCursor& c, Tag kind, size_t depth, Valu
     return false;  // A one-item dict (`key value SETITEM`): left to the general path.
   }
   if (items.empty() && kind == Tag::List) {
-    // An empty list (a trace entry without frames) stays a list, as on the general path; it is
-    // handed back if the dict is left to the general path after all.
+    // An empty list (a trace entry without frames) is the shared empty list; see memoGet.
     if (depth != 0) return false;
-    out = newContainer(Tag::List);
-    flatEmptyLists_.push_back(out.ref);
+    out = sharedEmptyList();
     if (slot != SIZE_MAX) memoPut(slot, out);
     return true;
   }
@@ -467,6 +485,7 @@ bool PickleReader::readFlatContainer(FlatCursor& c, Tag kind, size_t depth, Valu
 // One item of a flat container: a scalar, a string, a memo reference to anything but an
 // unfinished container, or (below the top) a nested flat container.
 bool PickleReader::readFlatValue(FlatCursor& c, size_t depth, Value& v) {
+  if (!skipFrames(c)) return false;
   const uint8_t*& p = c.p;
   const uint8_t* const end = c.end;
   if (p >= end) return false;

@@ -165,6 +165,7 @@ class PickleReader {
   };
   static constexpr size_t kFlatDepth = 3;  // A trace entry, its list of frames, a frame.
   bool tryFlatDict();
+  static bool skipFrames(FlatCursor& c);
   size_t takeMemoSlot(FlatCursor& c);
   bool readFlatItems(FlatCursor& c, uint8_t closer, size_t depth);
   bool readFlatContainer(FlatCursor& c, Tag kind, size_t depth, Value& out);
@@ -178,7 +179,8 @@ class PickleReader {
   Value pop(const char* opcodeName);
   Value& top(const char* opcodeName);
   void memoPut(uint64_t index, const Value& v);
-  Value memoGet(uint64_t index) const;
+  Value memoGet(uint64_t index);
+  Value sharedEmptyList();
   Value readLong(size_t n);
   std::string_view readBytes(size_t n, const char* what);
   [[noreturn]] void malformed(const std::string& why) const;
@@ -195,7 +197,10 @@ class PickleReader {
   Memo memo_;
   Container flatNested_[kFlatDepth];          // Scratch containers handed to the lowering, by depth.
   std::vector<Value> flatItems_[kFlatDepth];  // Items read so far, by depth.
-  std::vector<uint32_t> flatEmptyLists_;      // Containers the fast path made for empty lists.
+  // One empty list stands for every empty list the fast path reads (a trace recorded without
+  // stacks has one per entry, each memoized: a container each cost a third of such a decode).
+  // Only the lowering reads it; memoGet gives the general path, which may fill a list, its own.
+  uint32_t sharedEmptyList_ = UINT32_MAX;
   uint64_t opOffset_ = 0;  // Offset of the opcode being executed.
 };
 
