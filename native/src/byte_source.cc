@@ -101,6 +101,78 @@ size_t FileSource::read(uint8_t* dst, size_t capacity) {
   return produced;
 }
 
+namespace {
+// Chunks read ahead at most: enough to cover the decoder's uneven pace, little memory.
+constexpr size_t kAheadChunks = 4;
+}  // namespace
+
+ReadAhead::ReadAhead(ByteSource& source) : source_(source), thread_([this] { produce(); }) {}
+
+ReadAhead::~ReadAhead() {
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stop_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+void ReadAhead::produce() {
+  for (;;) {
+    Chunk chunk;
+    {
+      std::unique_lock<std::mutex> lock(mutex_);
+      changed_.wait(lock, [this] { return stop_ || ready_.size() < kAheadChunks; });
+      if (stop_) return;
+      if (!spare_.empty()) {
+        chunk = std::move(spare_.back());
+        spare_.pop_back();
+      }
+    }
+    chunk.bytes.resize(kChunkBytes);
+    std::exception_ptr error;
+    try {
+      chunk.size = source_.read(chunk.bytes.data(), chunk.bytes.size());
+    } catch (...) {
+      error = std::current_exception();
+      chunk.size = 0;
+    }
+    const bool last = error || chunk.size == 0;
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      error_ = error;
+      ready_.push_back(std::move(chunk));
+    }
+    changed_.notify_all();
+    if (last) return;
+  }
+}
+
+size_t ReadAhead::read(uint8_t* dst, size_t capacity) {
+  size_t copied = 0;
+  while (copied < capacity && !ended_) {
+    if (currentPos_ == current_.size) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!current_.bytes.empty()) spare_.push_back(std::move(current_));
+      changed_.wait(lock, [this] { return !ready_.empty(); });
+      current_ = std::move(ready_.front());
+      ready_.pop_front();
+      currentPos_ = 0;
+      changed_.notify_all();
+      if (current_.size == 0) {
+        ended_ = true;
+        if (error_) std::rethrow_exception(error_);
+        break;
+      }
+    }
+    const size_t n = std::min(capacity - copied, current_.size - currentPos_);
+    std::memcpy(dst + copied, current_.bytes.data() + currentPos_, n);
+    currentPos_ += n;
+    copied += n;
+  }
+  return copied;
+}
+
 InputWindow::InputWindow(const uint8_t* data, size_t size)
     : data_(data), cursor_(data), end_(data + size) {}
 

@@ -94,7 +94,8 @@ struct SnapshotInput {
   Snapshot decode() {
     if (!path.empty()) {
       FileSource file(path);
-      InputWindow input(file);
+      ReadAhead ahead(file);
+      InputWindow input(ahead);
       return decodeSnapshot(input, file.sizeHint());
     }
     InputWindow input(bytes.data(), bytes.size());
