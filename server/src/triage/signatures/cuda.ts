@@ -100,7 +100,14 @@ const mallocAsync: Signature = {
  * its forks (lmdeploy's TurboMind, TensorRT-LLM's plugins) "[FT][ERROR] CUDA runtime error: out of
  * memory /path/memory_utils.cu:32", "[TM][ERROR] ...". All raise an exception the caller can catch.
  */
-const OTHER_RUNTIMES_OOM = /\bCUDA (?:[Rr]untime [Ee]rror|Error):? out of memory|\bCUDA failed with error:? out of memory/;
+const OTHER_RUNTIMES_OOM = /\bCUDA (?:[Rr]untime [Ee]rror|Error):? out of memory|\bCUDA failed with error:? out of memory|\bCUDA runtime error in \S.*?: out of memory|\bCUDA failure \d+: out of memory/;
+/**
+ * TensorRT-LLM's check (cpp/include/tensorrt_llm/common/cudaUtils.h: "[TensorRT-LLM][ERROR] CUDA runtime
+ * error in <call>: <cudaGetErrorString> (<file>:<line>)") and onnxruntime's CUDA execution provider
+ * (core/providers/cuda/cuda_call.cc: "<lib> failure <code>: <message> ; GPU=<id> ; hostname=… ; file=… ;
+ * line=… ; expr=<call>;"), which names the device.
+ */
+const ORT_DEVICE = /; GPU=(\d+) ;/;
 
 /** An out-of-memory status returned by a CUDA runtime call rather than by the caching allocator. */
 const runtimeError: Signature = {
@@ -111,8 +118,10 @@ const runtimeError: Signature = {
     // The runtime API's words, the driver API's status (JAX/XLA, Triton, CuPy print it) and its enum name.
     if (!/CUDA error: out of memory|cuda runtime error ?\(2\) ?: ?out of memory|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|Error \[CUDA\]: out of memory/.test(line.content) && !OTHER_RUNTIMES_OOM.test(line.content)) return undefined;
     const size = /\((\d+) bytes\)|alloc(?:ate)? (\d+) bytes/.exec(line.content);
+    const ortDevice = ORT_DEVICE.exec(line.content);
     return {
       signature: 'cuda-runtime-oom',
+      ...(ortDevice && { device: Number(ortDevice[1]) }),
       role: 'failure',
       kind: 'catchable-oom',
       platform: 'cuda',
@@ -364,7 +373,8 @@ const ncclOom: Signature = {
       signature: 'nccl-out-of-memory',
       role: 'failure',
       kind: 'collective-oom',
-      platform: failure?.[1] === 'Hip' ? 'rocm' : 'cuda',
+      // RCCL keeps NCCL's words ("Cuda failure") in its hipified sources: its path names it.
+      platform: failure?.[1] === 'Hip' || /\brccl\b|\/hipify\//.test(line.content) ? 'rocm' : 'cuda',
       catchable: false,
       summary: `NCCL ran out of device memory${device ? ` on device ${device[1]}` : ''}` + (calloc ? ` allocating ${formatBytes(Number(calloc[1]))}` : ''),
       explanation:
@@ -393,12 +403,14 @@ const NCCL_NETWORK = /ncclRemoteError|remote process exited|network error|ncclSy
 const ncclError: Signature = {
   id: 'nccl-error',
   platform: 'cuda',
-  needles: ['NCCL error in:', 'NCCL error: ', 'ncclUnhandledCudaError', 'NCCL Error 1', 'DistBackendError:', 'Some NCCL operations have failed or timed out', 'NCCL WARN NET/'],
+  needles: ['NCCL error in:', 'NCCL error: ', 'ncclUnhandledCudaError', 'NCCL Error 1', 'DistBackendError:', 'Some NCCL operations have failed or timed out', 'NCCL WARN NET/', 'NCCL WARN Net : '],
   match(line) {
     if (/Watchdog caught/.test(line.content)) return undefined;
     // The network transports' own warnings ("NCCL WARN NET/IB : Got completion from peer ... with error 4",
     // "NET/Socket : Connection closed by remote peer"); NET/Plugin's are about loading a plugin, not failures.
-    const transport = /NCCL WARN NET\/(?:IB|Socket)\b/.test(line.content);
+    // NCCL 2.12+'s socket layer (misc/socket.cc) says "Net : Connection closed by remote peer …" and
+    // "Net : Call to recv from <addr> failed : Broken pipe".
+    const transport = /NCCL WARN NET\/(?:IB|Socket)\b|NCCL WARN Net : /.test(line.content);
     if (line.content.includes('NCCL WARN NET/') && !transport) return undefined;
     const network = transport || NCCL_NETWORK.test(joinNext(line, 6));
     return {
@@ -685,6 +697,7 @@ const libraryStatus: Signature = {
       kind: 'not-oom',
       platform: 'cuda',
       catchable: !thrownByTerminate(line),
+      ...(ORT_DEVICE.test(line.content) && { device: Number(ORT_DEVICE.exec(line.content)![1]) }),
       summary: `Not an OOM: ${library} failed with ${m[0]}`,
       explanation: `${library} returned ${m[0]}: ${advice.meaning}. Its out-of-memory status is ${m[1]}_STATUS_ALLOC_FAILED, which this is not.`,
       ...(line.rank !== undefined && { rank: line.rank }),
@@ -723,8 +736,393 @@ const otherRuntimeError: Signature = {
   },
 };
 
+
+/**
+ * TensorRT's own allocator (nvinfer1 defaultAllocator, the builder and the runtime): "[TRT] [E] 1:
+ * [defaultAllocator.cpp::allocate::19] Error Code 1: Cuda Runtime (out of memory)", TensorRT 8.6+'s
+ * "Error Code 2: OutOfMemory (no further information)", and the warning with the size, "[TRT] [W]
+ * Requested amount of GPU memory (13476831488 bytes) could not be allocated. There may not be enough
+ * free memory for allocation to succeed." The warning and the error are one failure.
+ */
+const TRT_ERROR = /Error Code \d+: (?:Cuda Runtime \(out of memory\)|OutOfMemory\b)/;
+const TRT_REQUEST = /Requested amount of GPU memory \((\d+) bytes\) could not be allocated/;
+
+const tensorrtOom: Signature = {
+  id: 'tensorrt-out-of-memory',
+  platform: 'cuda',
+  needles: ['Cuda Runtime (out of memory)', 'OutOfMemory', 'Requested amount of GPU memory'],
+  match(line) {
+    const error = TRT_ERROR.test(line.content);
+    let request = TRT_REQUEST.exec(line.content);
+    if (!error && !request) return undefined;
+    for (let k = 1; k <= 3 && !request; k++) request = TRT_REQUEST.exec(line.next(k) ?? '');
+    const bytes = request ? Number(request[1]) : undefined;
+    return {
+      signature: 'tensorrt-out-of-memory',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'cuda',
+      catchable: true,
+      summary: 'TensorRT ran out of GPU memory' + (bytes !== undefined ? ` allocating ${formatBytes(bytes)}` : ''),
+      explanation:
+        'TensorRT\'s allocator could not get device memory (building an engine, creating an execution context or loading weights). ' +
+        'Engine builds try tactics with large workspaces; what other frameworks in the process (PyTorch\'s cache) hold is not available to TensorRT.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: bytes !== undefined ? { requestedBytes: bytes } : {},
+      fixes: [
+        { id: 'trt-workspace', title: 'Cap the builder workspace (config.set_memory_pool_limit(MemoryPoolType.WORKSPACE, …), trtexec --memPoolSize) or build with a smaller max batch/sequence', rationale: 'The builder sizes tactics and activations for the largest profile shape.' },
+        { id: 'empty-cache', title: 'Release other frameworks\' caches before building or loading: torch.cuda.empty_cache()', rationale: 'Memory PyTorch caches is not available to TensorRT.', snippet: 'torch.cuda.empty_cache()' },
+        shrinkPeak('the engine\'s profile shapes (max batch, max sequence length)'),
+      ],
+      facts: { group: 'tensorrt-oom' },
+    };
+  },
+};
+
+/**
+ * CuPy's memory pool (cupy/cuda/memory.pyx OutOfMemoryError): "Out of memory allocating 25,600,000 bytes
+ * (allocated so far: 3,635,267,072 bytes)." (v6+; ", limit set to: N bytes" when a pool limit is set),
+ * and CuPy ≤ 5's "out of memory to allocate 163840000 bytes (total 1673061376 bytes)". "Allocated so
+ * far" is what the pool holds, reported as reserved. Chainer prints it as "Exception in main training loop: …".
+ */
+const CUPY_NEW = /Out of memory allocating ([\d,]+) bytes(?: \(allocated so far: ([\d,]+) bytes(?:, limit set to: ([\d,]+) bytes)?\))?/;
+const CUPY_OLD = /out of memory to allocate (\d+) bytes \(total (\d+) bytes\)/;
+const num = (s: string | undefined): number | undefined => (s === undefined ? undefined : Number(s.replace(/,/g, '')));
+
+const cupyOom: Signature = {
+  id: 'cupy-out-of-memory',
+  platform: 'cuda',
+  needles: ['Out of memory allocating', 'out of memory to allocate'],
+  match(line) {
+    const c = line.content;
+    // XLA spells its runtime failure the same way, after its status.
+    if (/RESOURCE_EXHAUSTED|Resource exhausted/.test(c)) return undefined;
+    const m = CUPY_NEW.exec(c);
+    const old = m ? null : CUPY_OLD.exec(c);
+    if (!old && !(m && (m[2] !== undefined || /cupy/.test(c)))) return undefined;
+    const requested = num(m ? m[1] : old![1])!;
+    const pool = num(m ? m[2] : old![2]);
+    const limit = num(m?.[3]);
+    const numbers: Finding['numbers'] = { requestedBytes: requested };
+    if (pool !== undefined) numbers.reservedBytes = pool;
+    if (limit !== undefined) numbers.allowedBytes = limit;
+    return {
+      signature: 'cupy-out-of-memory',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'cuda',
+      catchable: true,
+      summary: `CuPy out of memory: ${formatBytes(requested)} requested` + (pool !== undefined ? `, ${formatBytes(pool)} held by its memory pool` : ''),
+      explanation:
+        'CuPy\'s memory pool could not get a block for the request: the pool had already freed its unused blocks and retried. ' +
+        (limit !== undefined ? `The pool has a limit of ${formatBytes(limit)} (set_limit / CUPY_GPU_MEMORY_LIMIT). ` : '') +
+        'The arrays alive at this point (and anything else on the GPU) leave too little.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers,
+      fixes: [shrinkPeak('the arrays alive at the failing allocation (batch size, chunks)'), { id: 'cupy-free-pool', title: 'Free cached blocks between phases: cupy.get_default_memory_pool().free_all_blocks()', rationale: 'Blocks the pool caches are not available to other libraries on the same GPU.', snippet: 'cupy.get_default_memory_pool().free_all_blocks()' }],
+    };
+  },
+};
+
+/**
+ * RAPIDS Memory Manager (rmm/detail/error.hpp: RMM_FAIL/RMM_EXPECTS throw "RMM failure at: <file>:<line>:
+ * <reason>"; rmm::bad_alloc's what() adds "std::bad_alloc: ", rmm::out_of_memory "out_of_memory: "):
+ * "MemoryError: std::bad_alloc: RMM failure at:…/pool_memory_resource.hpp:179: Maximum pool size exceeded",
+ * "std::bad_alloc: out_of_memory: CUDA error at: …/cuda_memory_resource.hpp:…: cudaErrorMemoryAllocation out of memory".
+ * Python wrappers (cuDF, cupoch, cuML) raise it as MemoryError, which is why this comes before the host one.
+ */
+const RMM = /(?:std::bad_alloc|out_of_memory): (?:out_of_memory: )?(?:RMM failure|CUDA error) at:\s*(\S*?):(\d+): (.*)$/;
+
+const rmmOom: Signature = {
+  id: 'rmm-out-of-memory',
+  platform: 'cuda',
+  needles: ['bad_alloc: RMM failure', 'bad_alloc: out_of_memory', 'out_of_memory: RMM failure', 'out_of_memory: CUDA error'],
+  match(line) {
+    const m = RMM.exec(line.content);
+    if (!m) return undefined;
+    const reason = m[3]!.trim();
+    const pool = /Maximum pool size exceeded/.test(reason);
+    return {
+      signature: 'rmm-out-of-memory',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'cuda',
+      catchable: true,
+      summary: `RMM could not allocate device memory: ${reason}`,
+      explanation: pool
+        ? 'RMM\'s pool memory resource reached its maximum size: the pool was created with a limit (maximum_pool_size, or the initial size in wrappers that fix it) that the live allocations now exceed.'
+        : 'RMM\'s device memory resource could not get memory from CUDA: the GPU is full.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: pool
+        ? [{ id: 'rmm-pool-size', title: 'Give the RMM pool a larger maximum size (rmm.reinitialize(pool_allocator=True, initial_pool_size=…, maximum_pool_size=…)) or no fixed limit', rationale: 'The pool refuses requests beyond its configured maximum even when the GPU has memory left.' }, shrinkPeak()]
+        : [shrinkPeak(), { id: 'rmm-managed', title: 'Use managed memory (rmm.reinitialize(managed_memory=True)) to spill to host', rationale: 'Unified memory lets the working set exceed the device at a speed cost.' }],
+    };
+  },
+};
+
+/**
+ * onnxruntime's BFC arena (core/framework/bfc_arena.cc): "Failed to allocate memory for requested buffer
+ * of size N" and "Available memory of N is smaller than requested bytes of M" (an arena with a memory
+ * limit). The arena serves the CUDA execution provider and the CPU one alike: the platform is CUDA when
+ * the message or the lines around it name the CUDA provider or a GPU.
+ */
+const ORT_ARENA = /Failed to allocate memory for requested buffer of size (\d+)|Available memory of (\d+) is smaller than requested bytes of (\d+)/;
+const ORT_CUDA = /CUDAExecutionProvider|CUDA_PINNED|\bCuda\b|\bcuda\b|\bCUDA\b|\bGPU\b/;
+
+const ortArena: Signature = {
+  id: 'onnxruntime-arena',
+  platform: 'cuda',
+  needles: ['Failed to allocate memory for requested buffer', 'Available memory of'],
+  match(line) {
+    const m = ORT_ARENA.exec(line.content);
+    if (!m) return undefined;
+    let cuda = ORT_CUDA.test(line.content);
+    for (let k = 1; k <= 40 && !cuda; k++) cuda = ORT_CUDA.test(line.previous(k) ?? '');
+    for (let k = 1; k <= 6 && !cuda; k++) cuda = ORT_CUDA.test(line.next(k) ?? '');
+    const requested = Number(m[1] ?? m[3]);
+    const numbers: Finding['numbers'] = {};
+    if (Number.isFinite(requested)) numbers.requestedBytes = requested;
+    if (m[2] !== undefined) numbers.freeBytes = Number(m[2]);
+    const absurd = requested > 2 ** 50;
+    return {
+      signature: 'onnxruntime-arena',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: cuda ? 'cuda' : 'cpu',
+      catchable: true,
+      summary: `onnxruntime's memory arena could not allocate ${formatBytes(requested)}`,
+      explanation:
+        'onnxruntime\'s BFC arena could not serve a buffer for a node\'s output or workspace. ' +
+        (absurd
+          ? 'The size is far beyond any device: a shape computed from garbage (an uninitialised or overflowed dimension, a wrong dynamic input shape), not a model that is too big.'
+          : 'The arena grows in chunks and does not give memory back; the model\'s activations at this input size do not fit in what is left.'),
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers,
+      fixes: absurd
+        ? [{ id: 'ort-check-shapes', title: 'Check the input shapes and the model\'s dynamic dimensions (the requested size is not a real allocation)', rationale: 'A size in the exabytes comes from a bad shape computation.' }]
+        : [shrinkPeak('the input batch or resolution'), { id: 'ort-arena', title: 'Limit or reshape the arena: gpu_mem_limit and arena_extend_strategy="kSameAsRequested" in the CUDA provider options', rationale: 'The default strategy doubles the arena, overshooting the device.' }],
+    };
+  },
+};
+
+/**
+ * Numba's CUDA driver binding (numba/cuda/cudadrv/driver.py CudaAPIError: "[719] Call to cuMemAlloc results
+ * in CUDA_ERROR_LAUNCH_FAILED"): the call names what failed, the status why. CUDA_ERROR_OUT_OF_MEMORY is
+ * read by the runtime signature; any other status is not a memory failure, even from an allocation call
+ * (a sticky error from an earlier kernel surfaces at the next driver call).
+ */
+const NUMBA_STATUS = /Call to (\w+) results in (CUDA_ERROR_[A-Z_]+)/;
+const STICKY = /^CUDA_ERROR_(?:LAUNCH_FAILED|ILLEGAL_ADDRESS|ILLEGAL_INSTRUCTION|MISALIGNED_ADDRESS|HARDWARE_STACK_ERROR|ASSERT|INVALID_PC|LAUNCH_TIMEOUT|ECC_UNCORRECTABLE)$/;
+
+const driverStatus: Signature = {
+  id: 'cuda-driver-status',
+  platform: 'cuda',
+  needles: ['results in CUDA_ERROR_'],
+  match(line) {
+    const m = NUMBA_STATUS.exec(line.content);
+    if (!m || m[2] === 'CUDA_ERROR_OUT_OF_MEMORY') return undefined;
+    const sticky = STICKY.test(m[2]!);
+    return {
+      signature: 'cuda-driver-status',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'cuda',
+      catchable: !sticky,
+      summary: `Not an OOM: ${m[1]} failed with ${m[2]}`,
+      explanation:
+        `The CUDA driver call ${m[1]} returned ${m[2]}. ` +
+        (sticky
+          ? 'That status is sticky: an earlier kernel faulted or timed out and the context is unusable; the call that reports it (even an allocation) is not the cause.'
+          : 'It is not the out-of-memory status (CUDA_ERROR_OUT_OF_MEMORY).'),
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [debugAsync],
+    };
+  },
+};
+
+/**
+ * PaddlePaddle's allocator (paddle/fluid/memory/allocation/cuda_allocator.cc, raised as
+ * ResourceExhaustedError): "Out of memory error on GPU 0. Cannot allocate 2.812744MB memory on GPU 0,
+ * available memory is only 1.000000MB." and 2.x's "…on GPU 0, 10.35GB memory has been allocated and
+ * available memory is only 80.50MB." Sizes are binary (B, KB, MB, GB).
+ */
+const PADDLE = new RegExp(String.raw`Out of memory error on (GPU|NPU|XPU|MLU|\w+) (\d+)\. Cannot allocate ${SIZE} memory on \w+ \d+,(?: ${SIZE} memory has been allocated and)? available memory is only ${SIZE}`);
+
+const paddleOom: Signature = {
+  id: 'paddle-out-of-memory',
+  platform: 'cuda',
+  needles: ['Out of memory error on '],
+  match(line) {
+    const m = PADDLE.exec(joinNext(line, 1));
+    if (!m || (m[1] !== 'GPU' && m[1] !== 'NPU')) return undefined;
+    const numbers: Finding['numbers'] = {};
+    const requested = toBytes(m[3]!, m[4]!);
+    const allocated = m[5] !== undefined ? toBytes(m[5], m[6]!) : undefined;
+    const free = toBytes(m[7]!, m[8]!);
+    if (requested !== undefined) numbers.requestedBytes = requested;
+    if (allocated !== undefined) numbers.allocatedBytes = allocated;
+    if (free !== undefined) numbers.freeBytes = free;
+    const device = Number(m[2]);
+    return {
+      signature: 'paddle-out-of-memory',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: m[1] === 'NPU' ? 'npu' : 'cuda',
+      catchable: true,
+      summary: `PaddlePaddle out of memory on ${m[1]} ${device}: ${formatBytes(requested ?? 0)} requested, ${formatBytes(free ?? 0)} available`,
+      explanation:
+        'Paddle\'s allocator could not get device memory for the request (raised as ResourceExhaustedError). ' +
+        (free !== undefined && requested !== undefined && free < requested / 2 ? 'Almost nothing was left on the device: check for other processes on it, then the batch size.' : 'The live tensors at this point do not fit.'),
+      device,
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers,
+      fixes: [shrinkPeak(), { id: 'paddle-fraction', title: 'Check that no other process holds the device (nvidia-smi); FLAGS_fraction_of_gpu_memory_to_use / FLAGS_allocator_strategy=auto_growth', rationale: 'Paddle reserves a share of the device up front; a second process gets what is left.', snippet: 'export FLAGS_allocator_strategy=auto_growth' }],
+    };
+  },
+};
+
+/**
+ * DeePMD-kit's custom TensorFlow ops (source/lib/include/errors.h deepmd_exception_oom, thrown by
+ * DPErrcheck when a CUDA/HIP call returns an allocation failure): "DeePMD-kit OOM: CUDA Assert",
+ * raised by TensorFlow as "Resource exhausted: Operation received an exception: DeePMD-kit OOM: …".
+ */
+const deepmdOom: Signature = {
+  id: 'deepmd-out-of-memory',
+  platform: 'cuda',
+  needles: ['DeePMD-kit OOM'],
+  match(line) {
+    const m = /DeePMD-kit OOM:\s*(\w+)?/.exec(line.content);
+    if (!m) return undefined;
+    return {
+      signature: 'deepmd-out-of-memory',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: m[1] === 'HIP' ? 'rocm' : 'cuda',
+      catchable: true,
+      summary: 'DeePMD-kit out of device memory in a custom op',
+      explanation:
+        'A DeePMD-kit operator (descriptor or neighbour list) could not allocate device memory; TensorFlow raised it as ResourceExhaustedError. ' +
+        'Its buffers grow with the number of atoms per frame and the neighbour count.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [shrinkPeak('the atoms per batch (batch_size, or DP_INFER_BATCH_SIZE for dp test)'), { id: 'tf-memory-growth', title: 'Let TensorFlow grow its pool instead of reserving the GPU (TF_FORCE_GPU_ALLOW_GROWTH=true)', rationale: 'Custom ops allocate outside TensorFlow\'s BFC pool, which otherwise holds most of the device.', snippet: 'export TF_FORCE_GPU_ALLOW_GROWTH=true' }],
+      facts: { group: 'deepmd-oom' },
+    };
+  },
+};
+
+/**
+ * NCCL's shared-memory transport (src/misc/shmutils.cc: "Error while creating shared memory segment %s
+ * (size %zu)", "Error while attaching to shared memory segment %s (size %zu), error: …"; older
+ * include/shm.h: "Call to posix_fallocate failed : No space left on device"): /dev/shm is too small
+ * (Docker's 64 MB) or was cleaned up under the job. Not device memory.
+ */
+const ncclShm: Signature = {
+  id: 'nccl-shared-memory',
+  platform: 'cuda',
+  needles: ['shared memory segment', 'Call to posix_fallocate failed'],
+  match(line) {
+    if (!/NCCL WARN (?:Error while (?:creating|attaching to) shared memory segment|Call to posix_fallocate failed)/.test(line.content)) return undefined;
+    const full = /No space left on device|posix_fallocate/.test(joinNext(line, 2));
+    return {
+      signature: 'nccl-shared-memory',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'cuda',
+      catchable: false,
+      summary: full ? 'Not an OOM: NCCL could not create a shared-memory segment (/dev/shm is full)' : 'Not an OOM: NCCL could not open a shared-memory segment in /dev/shm',
+      explanation:
+        'NCCL passes data between processes on one node through segments in /dev/shm. ' +
+        (full ? 'The tmpfs is too small for them (Docker gives containers 64 MB by default).' : 'The segment a peer created was missing (a peer exited, or something cleaned /dev/shm, or the processes do not share it).') +
+        ' Device memory is not involved.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [
+        { id: 'shm-size', title: 'Give the container a larger /dev/shm: docker run --shm-size=16g (or --ipc=host); Kubernetes: an emptyDir with medium: Memory on /dev/shm', rationale: 'NCCL sizes its segments by buffer size and peers; 64 MB is not enough for a multi-GPU node.' },
+        { id: 'nccl-shm-disable', title: 'Or bypass the SHM transport: NCCL_SHM_DISABLE=1 (P2P or the network is used instead)', rationale: 'Removes the dependency on /dev/shm at some bandwidth cost.', snippet: 'export NCCL_SHM_DISABLE=1' },
+      ],
+      facts: { group: 'nccl-shm' },
+    };
+  },
+};
+
+/**
+ * An InfiniBand verbs call failing inside NCCL (src/misc/ibvwrap.cc: "Call to ibv_create_cq failed with
+ * error Cannot allocate memory", ibv_reg_mr, ibv_create_qp): ENOMEM here is the HCA's or the locked-memory
+ * limit, not device memory.
+ */
+const ncclVerbs: Signature = {
+  id: 'nccl-ib-verbs',
+  platform: 'cuda',
+  needles: ['failed with error Cannot allocate memory'],
+  match(line) {
+    const m = /NCCL WARN Call to (ibv_\w+) failed with error Cannot allocate memory/.exec(line.content);
+    if (!m) return undefined;
+    return {
+      signature: 'nccl-ib-verbs',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'cuda',
+      catchable: false,
+      summary: `Not a device OOM: NCCL's ${m[1]} failed with ENOMEM`,
+      explanation:
+        `The InfiniBand verbs call ${m[1]} returned ENOMEM: the process hit its locked-memory limit (ulimit -l) or the adapter ran out of queue/completion resources ` +
+        '(too many queue pairs: many channels, many peers, or several communicators). GPU memory is not involved.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [
+        { id: 'memlock', title: 'Raise the locked-memory limit: ulimit -l unlimited (docker run --ulimit memlock=-1, Slurm PropagateResourceLimits)', rationale: 'Verbs pin their queues and buffers; the default memlock limit is small.' },
+        { id: 'nccl-fewer-qps', title: 'Use fewer IB resources: fewer communicators, NCCL_IB_QPS_PER_CONNECTION=1, a lower NCCL_MAX_NCHANNELS', rationale: 'Each channel and peer costs queue pairs and completion queues.' },
+      ],
+      facts: { group: 'nccl-verbs' },
+    };
+  },
+};
+
+/**
+ * nccl-tests' (and rccl-tests') check (src/common.h NCCLCHECK: "Test NCCL failure %s:%d '%s'" with
+ * ncclGetErrorString): out of memory is a collective OOM; other statuses (internal error, unhandled
+ * system error) are not. The test binary exits. rccl-tests print the same words: the devices listed above
+ * ("AMD Instinct", "Radeon", gfx targets) say ROCm.
+ */
+const AMD_DEVICE = /AMD Instinct|Radeon|\bgfx\d{3,4}\b|\bRCCL\b|\brccl\b/;
+
+const ncclTestFailure: Signature = {
+  id: 'nccl-test-failure',
+  platform: 'cuda',
+  needles: ['Test NCCL failure'],
+  match(line) {
+    const m = /Test NCCL failure (\S+) '([^']*)'/.exec(line.content);
+    if (!m) return undefined;
+    if (/out of memory/.test(m[2]!)) return undefined;
+    let amd = AMD_DEVICE.test(line.content);
+    for (let k = 1; k <= 60 && !amd; k++) amd = AMD_DEVICE.test(line.previous(k) ?? '');
+    const lib = amd ? 'RCCL' : 'NCCL';
+    return {
+      signature: 'nccl-test-failure',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: amd ? 'rocm' : 'cuda',
+      catchable: false,
+      summary: `Not an OOM: ${lib} returned '${m[2]}' (${m[1]})`,
+      explanation: `The collective test called ${lib} and got '${m[2]}', not an out-of-memory status. An internal error usually means the library and the driver or topology disagree (a version mismatch, P2P/IOMMU settings, a transport that cannot start).`,
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [NCCL_DEBUG_FIX],
+    };
+  },
+};
+
 export const signatures: readonly Signature[] = [
   tfConvAlgorithm,
+  rmmOom,
+  cupyOom,
+  paddleOom,
+  deepmdOom,
+  tensorrtOom,
+  ortArena,
   mallocAsync,
   absurdRequest,
   cachingAllocator,
@@ -734,6 +1132,10 @@ export const signatures: readonly Signature[] = [
   libraryAlloc,
   tensorflowGpu,
   ncclOom,
+  ncclShm,
+  ncclVerbs,
+  ncclTestFailure,
+  driverStatus,
   watchdogTimeout,
   watchdogStuck,
   desyncReport,
