@@ -44,11 +44,26 @@ interface Group {
  * user code there is (a DataLoader worker's death surfacing in the training loop). When the failure
  * has no traceback before it, the one printed right after it.
  */
+/** How far above a message its exception's type line may be (blank lines between, as Paddle prints them). */
+const MESSAGE_BELOW_TYPE_LINES = 4;
+/** An exception line whose message goes on below it: the type, a colon, and at most a short lead-in ending the line. */
+const EXCEPTION_TYPE_LINE = /^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b:(?:\s*[\w. ]*(?:Error|error)?:?)?\s*$/;
+
 function tracebackOf(line: LineView, finding: Finding): Pick<Group, 'frames' | 'framesFollowing'> {
   const own = line.frames(finding.framesAbove);
   // pybind11's "At:" list under the message holds the frames the error was raised in: the innermost ones.
   const raisedIn = line.atFrames();
   if (own.length > 0 || raisedIn.length > 0) return { frames: [...line.chainedTraceback(), ...own, ...raisedIn] };
+  // The message starts on a line of its own under the exception's type ("RuntimeError: ResourceExhaustedError: ",
+  // then blank lines; TensorFlow 2's "ResourceExhaustedError: Graph execution error:"): the traceback ends above that line.
+  for (let k = 1; k <= MESSAGE_BELOW_TYPE_LINES && finding.framesAbove === undefined; k++) {
+    const above = line.previous(k);
+    if (above === undefined) break;
+    if (!EXCEPTION_TYPE_LINE.test(above)) continue;
+    const frames = line.frames(k);
+    if (frames.length > 0) return { frames: [...line.chainedTraceback(), ...frames] };
+    break;
+  }
   const following = line.followingTraceback();
   if (!following) return { frames: [] };
   return { frames: following.frames, framesFollowing: following.rank !== undefined ? { rank: following.rank } : {} };
@@ -107,6 +122,10 @@ export class FindingSink {
     if (existing) {
       existing.occurrences++;
       for (const field of NUMBER_FIELDS) if (existing.numbers[field] === undefined && finding.numbers[field] !== undefined) existing.numbers[field] = finding.numbers[field];
+      // A log's kills are one host OOM; its resident size is the largest killed process's (the kernel
+      // often kills a small child first: "Killed process … anon-rss:0kB", then the process that held the memory).
+      const rss = finding.numbers.processInUseBytes;
+      if (finding.role === 'host-kill' && rss !== undefined && rss > (existing.numbers.processInUseBytes ?? 0)) existing.numbers.processInUseBytes = rss;
       existing.device ??= finding.device;
       existing.rank ??= finding.rank;
       if (finding.rank !== undefined) existing.ranks.add(finding.rank);

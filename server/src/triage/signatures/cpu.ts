@@ -7,7 +7,7 @@
 import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
 import { toBytes } from '../sizes';
-import { thrownByTerminate } from './lineContext';
+import { joinNext, thrownByTerminate } from './lineContext';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
 
@@ -259,12 +259,17 @@ const dataLoaderWorkers = {
 const launcherKill: Signature = {
   id: 'launcher-sigkill',
   platform: 'cpu',
-  needles: ['exitcode: -9', 'exitcode  : -9', 'Signal 9 (SIGKILL)', 'exit code 137', 'exit code: 137', 'exited with code 137', 'return code = -9', 'oom_kill event', 'OUT_OF_MEMORY', 'cgroup out-of-memory'],
+  needles: ['exitcode: -9', 'exitcode  : -9', 'Signal 9 (SIGKILL)', 'exit code 137', 'exit code: 137', 'exit code (137)', 'exited with code 137', 'return code = -9', 'code -9', 'code: -9', 'oom_kill event', 'OUT_OF_MEMORY', 'cgroup out-of-memory', 'OOMKilled'],
   match(line) {
     const c = line.content;
-    // torchrun: "exitcode: -9"; DeepSpeed's launcher: "exits with return code = -9"; shells and containers: 137.
+    // torchrun: "exitcode: -9"; DeepSpeed's launcher: "exits with return code = -9"; shells and containers: 137
+    // (Flyte/Kubernetes plugins: "terminated with exit code (137)"); Python's subprocess returncode -9 as
+    // wrappers print it ("Training failed with exit code -9"; macOS has no OOM-killer message of its own).
+    // Kubernetes' container status "Reason: OOMKilled" / "reason: OOMKilled" and docker inspect's
+    // "OOMKilled": true (false is the healthy case).
     // Slurm's job state OUT_OF_MEMORY, not the tail of CUDA_ERROR_OUT_OF_MEMORY.
-    if (!/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? 137|return code = -9\b|oom_kill event|\bOUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
+    const oomKilled = /\bOOMKilled\b(?!"?\s*[:=]\s*false)/.test(c);
+    if (!oomKilled && !/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? \(?137\b|(?:exit|return) code:? -9\b|return code = -9\b|oom_kill event|\bOUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
     let rank: number | undefined;
     const local = /local_rank: (\d+)/.exec(c);
     if (local) rank = Number(local[1]);
@@ -276,4 +281,100 @@ const launcherKill: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, tensorflowCpu, kernelOomKill, shellKilled, childKilled, workerSignal, launcherKill];
+
+/**
+ * Ray's memory monitor (src/ray/raylet/worker_killing_policy*.cc, raised in the driver as
+ * ray.exceptions.OutOfMemoryError): "Task was killed due to the node running low on memory. Memory on the
+ * node (IP: …, ID: …) where the task (… pid=4331, memory used=2.22GB) was running was 59.49GB / 62.58GB
+ * (0.950744), which exceeds the memory usage threshold of 0.95. Ray killed this worker …". The raylet
+ * SIGKILLs the worker before the kernel would; the used memory is the killed worker's.
+ */
+const RAY_USED = /memory used=(\d+(?:\.\d+)?)\s?(GB|MB|KB|GiB|MiB)/;
+
+const rayMemoryMonitor: Signature = {
+  id: 'ray-memory-monitor',
+  platform: 'cpu',
+  needles: ['running low on memory', 'Ray killed this worker'],
+  match(line) {
+    if (!/(?:Task|Actor|Worker) was killed due to the node running low on memory|Ray killed this worker/.test(line.content)) return undefined;
+    const text = joinNext(line, 2);
+    const used = RAY_USED.exec(text);
+    const bytes = used ? toBytes(used[1]!, used[2]!) : undefined;
+    const finding = hostKill(line, 'Host OOM: Ray\'s memory monitor killed a worker' + (bytes !== undefined ? ` using ${formatBytes(bytes)}` : ''), bytes !== undefined ? { processInUseBytes: bytes } : {}, undefined);
+    return {
+      ...finding,
+      explanation:
+        'Ray\'s memory monitor saw the node above its memory usage threshold (RAY_memory_usage_threshold, 0.95 by default) and killed the most recently scheduled task\'s worker with SIGKILL; ' +
+        'the driver gets ray.exceptions.OutOfMemoryError. The node\'s total is what matters: all workers, the object store and the raylet together.',
+      fixes: [
+        { id: 'ray-memory-request', title: 'Declare the tasks\' memory (@ray.remote(memory=…)) or run fewer at once (num_cpus per task) so fewer share a node', rationale: 'The scheduler only limits concurrency by declared resources; undeclared memory overcommits the node.' },
+        hostMemory,
+      ],
+    };
+  },
+};
+
+/**
+ * Rust's default allocation error handler (library/std/src/alloc.rs: "memory allocation of {} bytes
+ * failed\n", then abort): a Rust extension (tokenizers, safetensors, polars) could not get host memory.
+ * Two threads failing at once interleave their messages on one line; such a line is skipped and the
+ * clean copy read.
+ */
+const RUST_ALLOC = /memory allocation of (\d+) bytes failed/;
+
+const rustAllocFailed: Signature = {
+  id: 'rust-alloc-failed',
+  platform: 'cpu',
+  needles: ['memory allocation of '],
+  match(line) {
+    const m = RUST_ALLOC.exec(line.content);
+    if (!m || line.content.split('memory allocation of').length > 2) return undefined;
+    const bytes = Number(m[1]);
+    return {
+      signature: 'rust-alloc-failed',
+      role: 'failure',
+      kind: 'runtime-abort',
+      platform: 'cpu',
+      catchable: false,
+      summary: `Process aborted: a Rust library could not allocate ${formatBytes(bytes)} of host memory`,
+      explanation:
+        'Code written in Rust (a tokenizer, safetensors, a data library) asked for host memory and was refused; Rust\'s allocation error handler aborts the process. ' +
+        'The request itself can be small: the host (or the cgroup) was already full.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: { requestedBytes: bytes },
+      fixes: [hostMemory, shrinkPeak('host-side data (tokenizer batch, dataset held in memory, worker count)')],
+      facts: { group: 'rust-alloc' },
+    };
+  },
+};
+
+/**
+ * PyTorch's DataLoader worker signal handler (torch/csrc/DataLoader.cpp): "ERROR: Unexpected bus error
+ * encountered in worker. This might be caused by insufficient shared memory (shm)." A worker wrote
+ * into a /dev/shm segment the full tmpfs could not back. Not the OOM killer.
+ */
+const workerBusError: Signature = {
+  id: 'dataloader-bus-error',
+  platform: 'cpu',
+  needles: ['insufficient shared memory'],
+  match(line) {
+    if (!/Unexpected bus error encountered in worker|insufficient shared memory \(shm\)/.test(line.content)) return undefined;
+    return {
+      signature: 'dataloader-bus-error',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'cpu',
+      catchable: false,
+      summary: 'Not an OOM: a DataLoader worker hit a bus error (shared memory /dev/shm is too small)',
+      explanation:
+        'DataLoader workers pass batches to the main process through shared memory in /dev/shm. A bus error in a worker means a segment could not be backed: the tmpfs is full (64 MB by default in Docker). ' +
+        'Host RAM and device memory are not exhausted.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [{ id: 'dataloader-shm', title: 'Give the workers more shared memory: docker run --shm-size=8g (or --ipc=host), or fewer workers', rationale: 'Workers pass batches through /dev/shm; a bus error is a write to a segment the full tmpfs cannot back.' }],
+      facts: { group: 'dataloader-shm' },
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, rustAllocFailed, tensorflowCpu, kernelOomKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill];
