@@ -9,7 +9,7 @@ import { agreeOnFailure, findTheRootRank, processWideLock, shrinkPeak } from '..
 import { ascendSuffixRank, inlineRank } from '../ranks';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
 import { withoutCiTimestamp } from '../frames';
-import type { LineView, Signature } from './types';
+import type { Finding, LineView, Signature } from './types';
 
 /**
  * The rank an Ascend error names: the line's prefix, `[Rank 3]` in the message, or torch_npu's
@@ -94,24 +94,30 @@ const cachingAllocator: Signature = {
   },
 };
 
+const RT_MALLOC = /Call rtMalloc fail\b.*?\bsize:\s*(\d+),\s*device_id:\s*(\d+)/;
+
 const ascendRuntime: Signature = {
   id: 'ascend-memory-allocation-failure',
   platform: 'npu',
   needles: ['EL0004', 'Memory_Allocation_Failure'],
   match(line) {
     const rank = ascendRank(line);
-    const device = ascendDevice(line);
+    // CANN's trace under the code names the failed call: "Call rtMalloc fail, purpose: page caching, type = 2,
+    // size:3221291008, device_id:0[FUNC:Alloc][FILE:device_allocator.cc]" (the first is the request).
+    let malloc: RegExpExecArray | null = null;
+    for (let k = 1; k <= 8 && !malloc; k++) malloc = RT_MALLOC.exec(line.next(k) ?? '');
+    const device = ascendDevice(line) ?? (malloc ? Number(malloc[2]) : undefined);
     return {
       signature: 'ascend-memory-allocation-failure',
       role: 'failure',
       kind: 'catchable-oom',
       platform: 'npu',
       catchable: true,
-      summary: 'Ascend NPU memory allocation failure (EL0004)',
+      summary: 'Ascend NPU memory allocation failure (EL0004)' + (malloc ? `: ${formatBytes(Number(malloc[1]))} requested` : ''),
       explanation: 'The CANN runtime could not allocate device memory outside the caching allocator.',
       ...(device !== undefined && { device }),
       ...(rank !== undefined && { rank }),
-      numbers: {},
+      numbers: malloc ? { requestedBytes: Number(malloc[1]) } : {},
       fixes: [shrinkPeak()],
     };
   },
@@ -164,6 +170,12 @@ const rngd: Signature = {
  * connected to (HCCL_CONNECT_TIMEOUT).
  */
 const TIMEOUT_CODE = /error code is (?:50704[678]|107020)\b|ACL_ERROR_RT_STREAM_SYNC_TIMEOUT/;
+/**
+ * CANN's own line for a synchronize that timed out, printed in the EH9999 block where torch_npu prints
+ * "ERR00100 PTA call acl api failed": "rtStreamSynchronizeWithTimeout execute failed, reason=[fftsplus
+ * timeout]" (also "[stream sync timeout]", "[task timeout]"), with "runtime result = 507048" below it.
+ */
+const SYNC_WITH_TIMEOUT = /SynchronizeWithTimeout execute failed, reason=\[([^\]]*timeout[^\]]*)\]/;
 const STREAM_SYNC = /Stream synchronize timeout|stream sync timeout/;
 const HCCL_TIMEOUT = /\bEI000([26])\b/;
 
@@ -180,18 +192,20 @@ const ascendTimeout: Signature = {
     'stream sync timeout',
     'EI0002',
     'EI0006',
+    'SynchronizeWithTimeout execute failed',
   ],
   match(line) {
     const hccl = HCCL_TIMEOUT.exec(line.content);
     const code = TIMEOUT_CODE.exec(line.content);
-    if (!hccl && !code && !STREAM_SYNC.test(line.content)) return undefined;
+    const sync = SYNC_WITH_TIMEOUT.exec(line.content);
+    if (!hccl && !code && !sync && !STREAM_SYNC.test(line.content)) return undefined;
     const above = exceptionAbove(line);
     const rank = ascendRank(line) ?? (above > 0 ? ascendSuffixRank(line.previous(above - 1) ?? '') : undefined);
     const what = hccl
       ? hccl[1] === '2'
         ? 'HCCL collective timed out waiting for a peer (EI0002, Notify wait)'
         : 'HCCL could not connect to a peer in time (EI0006, socket timeout)'
-      : `Ascend ${code ? `runtime timeout (${code[0].replace('error code is ', '')})` : 'stream synchronize timeout'}: queued device work never finished`;
+      : `Ascend ${code ? `runtime timeout (${code[0].replace('error code is ', '')})` : sync ? `runtime timeout (${sync[1]})` : 'stream synchronize timeout'}: queued device work never finished`;
     return {
       signature: 'ascend-timeout',
       role: 'timeout',
@@ -225,9 +239,11 @@ const ascendTimeout: Signature = {
 const hcclError: Signature = {
   id: 'hccl-error',
   platform: 'npu',
-  needles: ['HCCL error in:'],
+  // torch_npu's HCCL_CHECK_ERROR ("HCCL error in: …") and its communicator setup ("HCCL function error:
+  // hcclCommInitRootInfoConfig(numRanks, &rootInfo, rank, config, &(comm->hcclComm_)), error code is 15").
+  needles: ['HCCL error in:', 'HCCL function error:'],
   match(line) {
-    if (!/HCCL error in: /.test(line.content)) return undefined;
+    if (!/HCCL error in: |HCCL function error: /.test(line.content)) return undefined;
     let code: RegExpExecArray | null = null;
     for (let k = 1; k <= 4 && !code; k++) code = /\b(E[A-Z]\d{4}):\s*(?:\[PID: ?\d+\]\s*)?(?:\d{4}-[\d:.-]+\s+)?([^.]*)/.exec(line.next(k) ?? '');
     const rank = ascendRank(line);
@@ -252,4 +268,44 @@ const hcclError: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime, rngd, ascendTimeout, hcclError];
+
+/**
+ * MindSpore's dynamic memory pool (mindspore/ccsrc/backend/common/mem_reuse/mem_dynamic_allocator.cc):
+ * "TotalUsedMemStatistics : 29356337664 plus TotalUsedByEventMemStatistics : 0 and plus alloc size :
+ * 301990400 is more than total mem size : 29464985600." (bytes), and the device context's "Device(id:0)
+ * memory isn't enough and alloc failed, kernel name: …, alloc size: 301990400B." MindSpore runs on Ascend
+ * here unless the log's paths say its GPU plugin.
+ */
+const MS_POOL = /TotalUsedMemStatistics : (\d+) plus TotalUsedByEventMemStatistics : (\d+) and plus alloc size : (\d+) is more than total mem size : (\d+)/;
+const MS_DEVICE = /Device\(id:(\d+)\) memory isn't enough and alloc failed(?:, kernel name: ([^,]*))?, alloc size: (\d+)B/;
+
+const mindsporeOom: Signature = {
+  id: 'mindspore-out-of-memory',
+  platform: 'npu',
+  needles: ['plus alloc size', "memory isn't enough and alloc failed"],
+  match(line) {
+    const pool = MS_POOL.exec(line.content);
+    const dev = pool ? null : MS_DEVICE.exec(line.content);
+    if (!pool && !dev) return undefined;
+    const numbers: Finding['numbers'] = pool
+      ? { requestedBytes: Number(pool[3]), allocatedBytes: Number(pool[1]), deviceTotalBytes: Number(pool[4]) }
+      : { requestedBytes: Number(dev![3]) };
+    const gpu = /plugin\/device\/gpu|\bGPU\b/.test(line.content);
+    return {
+      signature: 'mindspore-out-of-memory',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: gpu ? 'cuda' : 'npu',
+      catchable: true,
+      summary: `MindSpore out of device memory: ${formatBytes(numbers.requestedBytes!)} requested` + (pool ? `, ${formatBytes(Number(pool[1]))} of ${formatBytes(Number(pool[4]))} in use` : ''),
+      explanation:
+        'MindSpore\'s memory pool could not serve the request: what the graph or the eager ops hold, plus the request, exceeds the pool\'s total (max_device_memory). ',
+      ...(dev && { device: Number(dev[1]) }),
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers,
+      fixes: [shrinkPeak(), { id: 'ms-max-device-memory', title: 'Check the pool size: mindspore.set_context(max_device_memory="…GB") (or runtime.set_memory(max_size=…)) up to what the device has', rationale: 'The pool never grows past max_device_memory, even with device memory free.' }],
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime, mindsporeOom, rngd, ascendTimeout, hcclError];

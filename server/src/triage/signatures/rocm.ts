@@ -204,4 +204,41 @@ const hipStatus: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, hsaAbort, runtimeOom, hsaError, memoryAccessFault, hipStatus];
+
+/**
+ * MIOpen's allocation check (src/hip/handlehip.cpp: "MIOpen Error: <file>:<line>: Memory not available to
+ * allocate buffer: <bytes>"): a convolution workspace or buffer did not fit. MIOpen returns an error status;
+ * TensorFlow's ROCm DNN wrapper then fails a CHECK ("F … rocm_dnn.cc] Check failed: status ==
+ * miopenStatusSuccess"), which aborts, while PyTorch raises it.
+ */
+const MIOPEN_ALLOC = /Memory not available to allocate buffer: (\d+)/;
+const GLOG_FATAL = /^(?:\S+ \S+: F |F\d{4} )|Check failed: status == miopenStatusSuccess/;
+
+const miopenAlloc: Signature = {
+  id: 'miopen-alloc',
+  platform: 'rocm',
+  needles: ['Memory not available to allocate buffer'],
+  match(line) {
+    const m = MIOPEN_ALLOC.exec(line.content);
+    if (!m) return undefined;
+    let fatal = thrownByTerminate(line);
+    for (let k = 1; k <= 3 && !fatal; k++) fatal = GLOG_FATAL.test(line.next(k) ?? '');
+    const bytes = Number(m[1]);
+    return {
+      signature: 'miopen-alloc',
+      role: 'failure',
+      kind: fatal ? 'runtime-abort' : 'catchable-oom',
+      platform: 'rocm',
+      catchable: !fatal,
+      summary: `${fatal ? 'Process aborted: ' : ''}MIOpen could not allocate a ${formatBytes(bytes)} buffer`,
+      explanation:
+        'MIOpen could not get device memory for a convolution buffer or workspace (often while searching algorithms, which tries large workspaces). ' +
+        (fatal ? 'The framework treated the failed MIOpen call as a fatal check and aborted the process.' : ''),
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: { requestedBytes: bytes },
+      fixes: [shrinkPeak(), { id: 'miopen-find-mode', title: 'Use a cheaper algorithm search: MIOPEN_FIND_MODE=FAST (or a smaller batch during tuning)', rationale: 'Exhaustive search allocates the largest workspaces.', snippet: 'export MIOPEN_FIND_MODE=FAST' }],
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [miopenAlloc, cachingAllocator, hsaAbort, runtimeOom, hsaError, memoryAccessFault, hipStatus];

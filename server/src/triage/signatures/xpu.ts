@@ -9,6 +9,7 @@ import { formatBytes } from '../../format';
 import type { Fix } from '../../protocol';
 import { shrinkPeak } from '../fixes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
+import { thrownByTerminate } from './lineContext';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Signature } from './types';
 
@@ -258,4 +259,39 @@ const ggmlSyclBuffer: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, memGetInfoUnsupported, tensorflowXpu, deviceLost, ggmlSyclBuffer, syclOomStatus, ggmlSyclError];
+
+/**
+ * Other SYCL statuses torch/IPEX raise from the runtime ("Native API failed. Native API returns: -50
+ * (PI_ERROR_INVALID_ARG_VALUE)", the Unified Runtime's "UR_RESULT_ERROR_INVALID_ARGUMENT"): a kernel
+ * got arguments or a launch configuration the driver refused (an unsupported op or dtype, too large a
+ * work-group). Out-of-memory statuses and a lost device have their own signatures, listed first.
+ */
+const SYCL_STATUS = /\b((?:PI|UR_RESULT|ZE_RESULT)_ERROR_[A-Z_]+)\b/;
+
+const syclStatus: Signature = {
+  id: 'sycl-status',
+  platform: 'xpu',
+  needles: ['PI_ERROR_', 'UR_RESULT_ERROR_', 'ZE_RESULT_ERROR_'],
+  match(line) {
+    const m = SYCL_STATUS.exec(line.content);
+    if (!m || /_ERROR_(?:OUT_OF_|DEVICE_LOST)/.test(m[1]!)) return undefined;
+    // Only the error PyTorch/IPEX raises, not a status in a debug trace.
+    if (!/Native API (?:failed|returns)|\b(?:RuntimeError|Error|exception)\b/i.test(line.content)) return undefined;
+    return {
+      signature: 'sycl-status',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'xpu',
+      catchable: !thrownByTerminate(line),
+      summary: `Not an OOM: the SYCL runtime returned ${m[1]}`,
+      explanation:
+        `The Intel GPU runtime refused a call with ${m[1]}: an argument or launch configuration it does not accept (often an operator or dtype the driver and oneAPI versions do not support together). ` +
+        'It is not an out-of-memory status.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [{ id: 'xpu-versions', title: 'Check that the GPU driver, oneAPI runtime and intel-extension-for-pytorch / torch XPU build are a supported combination; try the op on CPU to isolate it', rationale: 'Argument errors from the runtime usually come from a kernel built for another driver or an unsupported dtype.' }],
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [cachingAllocator, memGetInfoUnsupported, tensorflowXpu, deviceLost, ggmlSyclBuffer, syclOomStatus, ggmlSyclError, syclStatus];
