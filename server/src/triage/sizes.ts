@@ -12,7 +12,7 @@ const FACTORS: Readonly<Record<string, number>> = {
   g: 1024 ** 3, gb: 1024 ** 3, gib: 1024 ** 3,
   t: 1024 ** 4, tb: 1024 ** 4, tib: 1024 ** 4,
   p: 1024 ** 5, pb: 1024 ** 5, pib: 1024 ** 5,
-  eib: 1024 ** 6,
+  e: 1024 ** 6, eb: 1024 ** 6, eib: 1024 ** 6,
 };
 
 /** Regex source for one printed size: a number, optional space, a unit. Two capture groups. */

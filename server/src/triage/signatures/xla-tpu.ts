@@ -42,7 +42,44 @@ const REQUEST = /Failed to allocate request for [^(]*\((\d+)B\)(?: on device ord
 const DEVICE = /\bdevice[=:](?:TPU|GPU):(\d+)/;
 /** XLA statuses that wrap others list them below: "2 root error(s) found." then "(0) RESOURCE_EXHAUSTED: ...". */
 const ROOT_ERRORS = /^\s*\d+ root error\(s\) found/;
-const COMPILE = new RegExp(String.raw`Ran out of memory in memory space (\w+)\. Used ${SIZE} of ${SIZE}`);
+/** "Used X of Y" is left out when the space should never overflow ("It should not be possible to run out of vmem"). */
+const COMPILE = new RegExp(String.raw`Ran out of memory in memory space (\w+)\.(?: Used ${SIZE} of ${SIZE})?`);
+/**
+ * The TPU compiler's early exit (jax#7822; --xla_tpu_impure_oom_fast_exit_threshold): "Aborting compilation
+ * early because it's unlikely to have enough memory. Requires 3.47E, has 14.49G available." XLA's bare
+ * binary suffixes, up to E (an absurd requirement is a shape bug, not a big model).
+ */
+const EARLY_EXIT = /unlikely to have enough memory\. Requires (\d+(?:\.\d+)?)([KMGTPE]|B)\b, has (\d+(?:\.\d+)?)([KMGTPE]|B)\b available/;
+/**
+ * A status a terminal or a paste broke inside its message ("…failed: Resource exhausted: Out " / "of memory
+ * while trying to allocate 5520758552 bytes."): the status line holds no needle, its continuation does.
+ */
+const CUT_STATUS = /(?:RESOURCE_EXHAUSTED|Resource exhausted): (\S.*)?$/;
+/**
+ * The platform convention: an XLA message is read as a TPU's unless the log names a GPU or CUDA (the
+ * message's "device:GPU:0", JAX's "found GPU …", CUDA library paths): XLA prints the same words on both.
+ */
+const NAMES_GPU = /\bGPU\b(?!\s*\/\s*TPU found)|\bgpu:\d|\bCUDA\b|\bcuda\b/;
+const NAMES_TPU = /\bTPU\b|\btpu_worker\b|\bHBM\d?\b/;
+const PLATFORM_LOOKBACK_LINES = 400;
+
+function namesGpu(line: LineView, text: string): boolean {
+  if (NAMES_TPU.test(text)) return false;
+  if (NAMES_GPU.test(text)) return true;
+  for (let k = 1; k <= PLATFORM_LOOKBACK_LINES; k++) {
+    const above = line.previous(k);
+    if (above === undefined) break;
+    if (NAMES_TPU.test(above)) return false;
+    if (NAMES_GPU.test(above) && !/No GPU\/TPU found/.test(above)) return true;
+  }
+  for (let k = 1; k <= 12; k++) {
+    const below = line.next(k);
+    if (below === undefined) break;
+    if (NAMES_TPU.test(below)) return false;
+    if (NAMES_GPU.test(below) && !/No GPU\/TPU found/.test(below)) return true;
+  }
+  return false;
+}
 
 const remat = {
   id: 'xla-remat',
@@ -64,9 +101,14 @@ const gpuPool = {
 const resourceExhausted: Signature = {
   id: 'xla-resource-exhausted',
   platform: 'xla-tpu',
-  needles: ['RESOURCE_EXHAUSTED', 'Resource exhausted: Out of memory', 'Ran out of memory in memory space', 'Failed to allocate request for', 'Attempting to allocate', 'at the bottom of memory'],
+  needles: ['RESOURCE_EXHAUSTED', 'Resource exhausted: Out of memory', 'Ran out of memory in memory space', 'Failed to allocate request for', 'Attempting to allocate', 'at the bottom of memory', 'unlikely to have enough memory', 'of memory while trying to allocate'],
   match(line) {
     if (line.content.includes('OOM when allocating tensor')) return undefined;
+    // The continuation of a status cut inside its message: read it joined to the status line.
+    const cut = STATUS.test(line.content) || !line.content.includes('of memory while trying to allocate') ? null : CUT_STATUS.exec(line.previous(1) ?? '');
+    if (cut && 'Out of memory while trying to allocate'.startsWith((cut[1] ?? '').trim())) {
+      return resourceExhausted.match(joinedView(line, `${line.previous(1)!.trimEnd()} ${line.content.trimStart()}`));
+    }
     // A message under its status line ("RuntimeError: Resource exhausted: From /job:tpu_worker/...:",
     // then "Attempting to reserve ..."): a RESOURCE_EXHAUSTED line above reads it as its next line;
     // the old spelling has no needle, so the message line stands for it, and is fatal if it was.
@@ -86,14 +128,24 @@ const resourceExhausted: Signature = {
     const request = REQUEST.exec(c);
     // "Error loading program 'jit_train_step':" can end the line, with the sizes on the next one.
     const hbm = HBM_ATTEMPT.exec(c) ?? HBM_ATTEMPT.exec(line.next(1) ?? '');
-    if (!STATUS.test(c) && !hbm && !request && !compile) return undefined;
+    const early = EARLY_EXIT.exec(c);
+    if (!STATUS.test(c) && !hbm && !request && !compile && !early) return undefined;
     const fatal = FATAL.test(line.content) || (statusLine !== undefined && STATUS.test(statusLine) && FATAL.test(statusLine));
-    if (compile) {
-      const used = toBytes(compile[2]!, compile[3]!);
-      const capacity = toBytes(compile[4]!, compile[5]!);
+    if (early) {
+      const required = toBytes(early[1]!, early[2]!);
+      const available = toBytes(early[3]!, early[4]!);
+      if (required !== undefined) numbers.requestedBytes = required;
+      if (available !== undefined) numbers.freeBytes = available;
+      summary = `XLA compile-time OOM: the program needs ${formatBytes(required ?? 0)}, ${formatBytes(available ?? 0)} available`;
+      explanation =
+        'The compiler estimated the program\'s memory before finishing and gave up: it cannot fit in what the device has free. ' +
+        (required !== undefined && required > 2 ** 50 ? 'A requirement this size comes from a shape (an accidental broadcast or outer product), not from the model\'s parameters.' : 'Parameters, optimizer state and live activations of the step together do not fit.');
+    } else if (compile) {
+      const used = compile[2] !== undefined ? toBytes(compile[2], compile[3]!) : undefined;
+      const capacity = compile[4] !== undefined ? toBytes(compile[4], compile[5]!) : undefined;
       if (used !== undefined) numbers.requestedBytes = used;
       if (capacity !== undefined) numbers.deviceTotalBytes = capacity;
-      summary = `XLA compile-time OOM in ${compile[1]}: the program needs ${formatBytes(used ?? 0)} of ${formatBytes(capacity ?? 0)}`;
+      summary = used !== undefined ? `XLA compile-time OOM in ${compile[1]}: the program needs ${formatBytes(used)} of ${formatBytes(capacity ?? 0)}` : `XLA compile-time OOM in ${compile[1]}`;
       explanation =
         `The compiler's buffer assignment for the whole step exceeds the device's ${compile[1]} before anything runs. ` +
         (compile[1] === 'vmem'
@@ -134,7 +186,7 @@ const resourceExhausted: Signature = {
       signature: 'xla-resource-exhausted',
       role: 'failure',
       kind: fatal ? 'runtime-abort' : 'catchable-oom',
-      platform: 'xla-tpu',
+      platform: namesGpu(line, c) ? 'cuda' : 'xla-tpu',
       catchable: !fatal,
       summary,
       explanation,
@@ -146,6 +198,23 @@ const resourceExhausted: Signature = {
     };
   },
 };
+
+/** The line seen with other content (a cut status joined to its continuation); neighbours stay the line's. */
+function joinedView(line: LineView, content: string): LineView {
+  return {
+    content,
+    text: line.text,
+    lineNumber: line.lineNumber,
+    ...(line.rank !== undefined && { rank: line.rank }),
+    next: (k) => line.next(k),
+    previous: (k) => line.previous(k + 1),
+    previousRank: (k) => line.previousRank(k + 1),
+    frames: (above) => line.frames(above),
+    chainedTraceback: () => line.chainedTraceback(),
+    followingTraceback: () => line.followingTraceback(),
+    atFrames: () => line.atFrames(),
+  };
+}
 
 /** The capacity and the allocated total of the HBM report in the lines after a failed reservation, when printed. */
 function readHbmReport(line: LineView, numbers: Finding['numbers']): void {
