@@ -90,12 +90,21 @@ describe('other CUDA runtimes and libraries', () => {
       freeBytes: 300 * MiB,
       userFrames: [{ file: '/work/ocr/run.py', line: 41 }],
     });
+    // Paddle's HumanReadableSize goes from B to TB.
+    expect(root('Out of memory error on GPU 7. Cannot allocate 39.250000kB memory on GPU 7, 1.500000TB memory has been allocated and available memory is only 0.000000B.')).toMatchObject({
+      device: 7,
+      requestedBytes: Math.round(39.25 * 1024),
+      allocatedBytes: Math.round(1.5 * 1024 ** 4),
+      freeBytes: 0,
+    });
   });
 
   it("reads DeePMD-kit's OOM from its custom ops (HIP builds name ROCm)", () => {
     const log = '  (0) Resource exhausted: Operation received an exception: DeePMD-kit OOM: HIP Assert, in file /build/source/op/prod_force.cc:88';
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'rocm' });
     expect(root(log.replace('HIP', 'CUDA'))).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    // errors.h also throws it without a message.
+    expect(root('RuntimeError: DeePMD-kit OOM!')).toMatchObject({ kind: 'catchable-oom' });
   });
 });
 

@@ -993,7 +993,8 @@ const deepmdOom: Signature = {
   platform: 'cuda',
   needles: ['DeePMD-kit OOM'],
   match(line) {
-    const m = /DeePMD-kit OOM:\s*(\w+)?/.exec(line.content);
+    // deepmd_exception_oom: "DeePMD-kit OOM!" without a message, "DeePMD-kit OOM: <msg>" with one.
+    const m = /DeePMD-kit OOM(?:!|:\s*(\w+)?)/.exec(line.content);
     if (!m) return undefined;
     return {
       signature: 'deepmd-out-of-memory',
