@@ -139,6 +139,7 @@ describe('host kills reported by containers, Ray and wrappers', () => {
     expect(all('            "OOMKilled": false,')).toEqual([]);
     expect(root('            "OOMKilled": true,')).toMatchObject({ kind: 'host-oom' });
     expect(root('Fine-tuning failed with exit code -9')).toMatchObject({ kind: 'host-oom' });
+    expect(root('a1b2c3d4e5f6   trainer:latest   "python fit.py"   3 hours ago   Exited (137) 2 minutes ago')).toMatchObject({ kind: 'host-oom' });
   });
 
   it("reads Ray's memory monitor with the killed worker's memory", () => {
@@ -151,6 +152,9 @@ describe('host kills reported by containers, Ray and wrappers', () => {
     ].join('\n');
     expect(all(log)).toHaveLength(1);
     expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', processInUseBytes: Math.round(11.5 * GiB), userFrames: [{ file: '/home/u/proj/rollout.py', line: 77 }] });
+    const summary = '(raylet) [2025-02-02 12:00:00,000 E 99 99] (raylet) node_manager.cc:3100: 2 Workers (tasks / actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: ab, IP: 10.0.0.9) over the last time period.';
+    expect(root(summary)).toMatchObject({ kind: 'host-oom' });
+    expect(all(summary.replace('2 Workers', '0 Workers').replace('0 Workers crashed', '3 Workers crashed'))).toEqual([]);
   });
 
   it('takes the largest resident size among the kernel kills of one log', () => {

@@ -259,17 +259,17 @@ const dataLoaderWorkers = {
 const launcherKill: Signature = {
   id: 'launcher-sigkill',
   platform: 'cpu',
-  needles: ['exitcode: -9', 'exitcode  : -9', 'Signal 9 (SIGKILL)', 'exit code 137', 'exit code: 137', 'exit code (137)', 'exited with code 137', 'return code = -9', 'code -9', 'code: -9', 'oom_kill event', 'OUT_OF_MEMORY', 'cgroup out-of-memory', 'OOMKilled'],
+  needles: ['exitcode: -9', 'exitcode  : -9', 'Signal 9 (SIGKILL)', 'exit code 137', 'exit code: 137', 'exit code (137)', 'exited with code 137', 'return code = -9', 'code -9', 'code: -9', 'oom_kill event', 'OUT_OF_MEMORY', 'cgroup out-of-memory', 'OOMKilled', 'Exited (137)'],
   match(line) {
     const c = line.content;
     // torchrun: "exitcode: -9"; DeepSpeed's launcher: "exits with return code = -9"; shells and containers: 137
     // (Flyte/Kubernetes plugins: "terminated with exit code (137)"); Python's subprocess returncode -9 as
     // wrappers print it ("Training failed with exit code -9"; macOS has no OOM-killer message of its own).
-    // Kubernetes' container status "Reason: OOMKilled" / "reason: OOMKilled" and docker inspect's
+    // docker ps's "Exited (137) 2 minutes ago"; Kubernetes' container status "Reason: OOMKilled" / "reason: OOMKilled" and docker inspect's
     // "OOMKilled": true (false is the healthy case).
     // Slurm's job state OUT_OF_MEMORY, not the tail of CUDA_ERROR_OUT_OF_MEMORY.
     const oomKilled = /\bOOMKilled\b(?!"?\s*[:=]\s*false)/.test(c);
-    if (!oomKilled && !/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? \(?137\b|(?:exit|return) code:? -9\b|return code = -9\b|oom_kill event|\bOUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
+    if (!oomKilled && !/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? \(?137\b|\bExited \(137\)|(?:exit|return) code:? -9\b|return code = -9\b|oom_kill event|\bOUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
     let rank: number | undefined;
     const local = /local_rank: (\d+)/.exec(c);
     if (local) rank = Number(local[1]);
@@ -294,9 +294,11 @@ const RAY_USED = /memory used=(\d+(?:\.\d+)?)\s?(GB|MB|KB|GiB|MiB)/;
 const rayMemoryMonitor: Signature = {
   id: 'ray-memory-monitor',
   platform: 'cpu',
-  needles: ['running low on memory', 'Ray killed this worker'],
+  // The raylet's periodic summary says it too: "(raylet) 1 Workers (tasks / actors) killed due to memory
+  // pressure (OOM), 0 Workers crashed due to other reasons at node (ID: …, IP: …) over the last time period."
+  needles: ['running low on memory', 'Ray killed this worker', 'killed due to memory pressure (OOM)'],
   match(line) {
-    if (!/(?:Task|Actor|Worker) was killed due to the node running low on memory|Ray killed this worker/.test(line.content)) return undefined;
+    if (!/(?:Task|Actor|Worker) was killed due to the node running low on memory|Ray killed this worker|\b[1-9]\d* Workers \(tasks \/ actors\) killed due to memory pressure \(OOM\)/.test(line.content)) return undefined;
     const text = joinNext(line, 2);
     const used = RAY_USED.exec(text);
     const bytes = used ? toBytes(used[1]!, used[2]!) : undefined;
