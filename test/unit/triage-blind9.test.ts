@@ -139,6 +139,8 @@ describe('host kills reported by containers, Ray and wrappers', () => {
     expect(all('            "OOMKilled": false,')).toEqual([]);
     expect(root('            "OOMKilled": true,')).toMatchObject({ kind: 'host-oom' });
     expect(root('Fine-tuning failed with exit code -9')).toMatchObject({ kind: 'host-oom' });
+    expect(root("Mar 03 03:03:03 gpu4 systemd[1]: finetune.service: Failed with result 'oom-kill'.")).toMatchObject({ kind: 'host-oom' });
+    expect(root('Mar 03 03:03:03 gpu4 systemd[1]: finetune.service: A process of this unit has been killed by the OOM killer.')).toMatchObject({ kind: 'host-oom' });
     expect(root('a1b2c3d4e5f6   trainer:latest   "python fit.py"   3 hours ago   Exited (137) 2 minutes ago')).toMatchObject({ kind: 'host-oom' });
   });
 
