@@ -23,6 +23,7 @@ describe('other CUDA runtimes and libraries', () => {
     // The same provider's non-memory statuses keep their device and stay not-oom.
     const cudnn = '[E:onnxruntime:, sequential_executor.cc:514 ExecuteKernel] Non-zero status code returned while running Conv node. Status Message: CUDNN failure 5003: CUDNN_STATUS_EXECUTION_FAILED ; GPU=1 ; hostname=h ; file=conv.cc ; line=9 ; expr=cudnnConvolutionForward(...);';
     expect(root(cudnn)).toMatchObject({ kind: 'not-oom', device: 1 });
+    expect(root('onnxruntime::CudaCall CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=2 ; hostname=h ; file=cublas_handle.cc ; line=30 ; expr=cublasCreate(&handle);')).toMatchObject({ kind: 'catchable-oom', device: 2 });
   });
 
   it("reads TensorRT's allocator error with the size from its warning, as one failure", () => {

@@ -320,6 +320,8 @@ const libraryAlloc: Signature = {
       kind: 'catchable-oom',
       platform: 'cuda',
       catchable: true,
+      // onnxruntime's CUDA provider names the device: "CUBLAS failure 3: CUBLAS_STATUS_ALLOC_FAILED ; GPU=1 ; …".
+      ...(ORT_DEVICE.test(line.content) && { device: Number(ORT_DEVICE.exec(line.content)![1]) }),
       summary: `${name} could not allocate its handle or workspace (${lib[0]})`,
       explanation:
         `${name} allocates its workspace with the CUDA runtime, outside PyTorch's cache. When the cache and the tensors fill the device, the first ` +
