@@ -14,8 +14,9 @@
 import type { SourceFrame } from '../protocol';
 import { framesOf, isAtHeader, isChainMarker, isNotebookLine, isTracebackBody, isTracebackHeader, parseAtFrame, parseFrameLine, withoutCiTimestamp } from './frames';
 import { inlineRank, splitRank, type RankedLine } from './ranks';
-import { ALL_SIGNATURES } from './signatures';
-import type { FollowingTraceback, LineView, Signature } from './signatures/types';
+import { ALL_SIGNATURES, TAIL_SIGNATURES } from './signatures';
+import { chooseFailure, TAIL_ANCHORS } from './signatures/otherFailure';
+import type { Finding, FollowingTraceback, LineView, Signature } from './signatures/types';
 import { FindingSink } from './verdicts';
 
 /** Lines after a failure line that signatures may read (multi-line messages); a traceback after it must start within them. */
@@ -223,8 +224,15 @@ export class TriageEngine {
   private readonly needles: RegExp;
   private readonly sink = new FindingSink();
 
-  constructor(private readonly signatures: readonly Signature[] = ALL_SIGNATURES) {
+  /** The tail pass's prefilter (TAIL_ANCHORS). */
+  private readonly tailPattern: RegExp;
+
+  constructor(
+    private readonly signatures: readonly Signature[] = ALL_SIGNATURES,
+    private readonly tailSignatures: readonly Signature[] = TAIL_SIGNATURES,
+  ) {
     this.pattern = anchorPattern();
+    this.tailPattern = new RegExp(TAIL_ANCHORS.join('|'), 'g');
     this.needles = new RegExp([...new Set(signatures.flatMap((s) => s.needles))].map(maskedLiteral).join('|'));
   }
 
@@ -261,7 +269,50 @@ export class TriageEngine {
   finish(): FindingSink {
     this.flushStaged();
     this.evaluateReady(true);
+    if (this.sink.empty && this.tailSignatures.length > 0) this.tailPass();
     return this.sink;
+  }
+
+  /**
+   * The fallback for a log no signature found anything in (signatures/otherFailure.ts): its failure
+   * lines are read once, here, over the tail still retained (the last HISTORY_CHARS of the input),
+   * never in the hot scan, where "Error" would hit every warning and recovered traceback of a long
+   * log. One finding is kept: the failure the log ended with (chooseFailure).
+   */
+  private tailPass(): void {
+    let from = this.text.retainedStart;
+    // A line cut by what was dropped is not read.
+    if (from > 0) from = this.text.nextBreak(from) + 1;
+    if (from <= 0 && this.text.retainedStart > 0) return;
+    const ascii = this.text.ascii(from, this.text.end);
+    const re = this.tailPattern;
+    const found: { finding: Finding; line: number; view: PieceLineView }[] = [];
+    re.lastIndex = 0;
+    for (let hit = re.exec(ascii); hit; hit = re.exec(ascii)) {
+      const lineStart = from + ascii.lastIndexOf('\n', hit.index) + 1;
+      let stop = this.text.nextBreak(from + hit.index);
+      if (stop < 0) stop = this.text.end;
+      const start = this.clippedStart(lineStart, stop, from + hit.index);
+      const raw = cleanLine(this.text.decode(start, Math.min(stop, start + MAX_LINE_CHARS)));
+      const { rank, content } = splitRank(raw);
+      const view = new PieceLineView(this.text, lineStart, stop, this.text.lineAt(lineStart), raw, content, rank);
+      for (const signature of this.tailSignatures) {
+        if (!signature.needles.some((n) => content.includes(n))) continue;
+        const finding = signature.match(view);
+        if (!finding) continue;
+        if (finding.rank === undefined) {
+          const implied = view.impliedRank();
+          if (implied !== undefined) finding.rank = implied;
+        }
+        found.push({ finding, line: view.lineNumber, view });
+        break;
+      }
+      const next = ascii.indexOf('\n', hit.index);
+      if (next < 0) break;
+      re.lastIndex = next + 1;
+    }
+    const chosen = chooseFailure(found);
+    if (chosen) this.sink.add(chosen.finding, chosen.view);
   }
 
   private flushStaged(): void {

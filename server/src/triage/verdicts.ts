@@ -199,8 +199,18 @@ export class FindingSink {
     return this.dropped;
   }
 
+  /** True when no finding has been added (the engine's tail pass runs only then). */
+  get empty(): boolean {
+    return this.groups.size === 0 && this.dropped === 0;
+  }
+
   verdicts(): Verdict[] {
-    const groups = [...this.groups.values()];
+    // Fallback findings only speak for a log no specific signature read, and then only one of them:
+    // the first other out-of-memory error, else the failure the engine's tail pass chose.
+    const all = [...this.groups.values()];
+    const specific = all.filter((g) => !g.finding.fallback);
+    const fallback = all.find((g) => g.finding.fallback === 'oom') ?? all.find((g) => g.finding.fallback === 'failure');
+    const groups = specific.length > 0 ? specific : fallback ? [fallback] : [];
     const byRole = (role: Finding['role']): Group | undefined => groups.find((g) => g.finding.role === role);
     const timeout = byRole('timeout');
     const stuck = byRole('stuck');

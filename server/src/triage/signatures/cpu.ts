@@ -50,6 +50,9 @@ const pythonMemoryError: Signature = {
   needles: ['MemoryError'],
   match(line) {
     if (!MEMORY_ERROR.test(line.content)) return undefined;
+    // Theano/pygpu raise MemoryError for a GPU allocation ("Error allocating N bytes of device memory
+    // (out of memory). Driver report …"): that is device memory, read by the other-OOM fallback.
+    if (/of device memory/.test(line.content)) return undefined;
     const numpy = NUMPY_REQUEST.exec(line.content);
     const requested = numpy ? toBytes(numpy[1]!, numpy[2]!) : undefined;
     return {

@@ -950,7 +950,7 @@ const driverStatus: Signature = {
  * available memory is only 1.000000MB." and 2.x's "…on GPU 0, 10.35GB memory has been allocated and
  * available memory is only 80.50MB." Sizes are binary (B, KB, MB, GB).
  */
-const PADDLE = new RegExp(String.raw`Out of memory error on (GPU|NPU|XPU|MLU|\w+) (\d+)\. Cannot allocate ${SIZE} memory on \w+ \d+,(?: ${SIZE} memory has been allocated and)? available memory is only ${SIZE}`);
+const PADDLE = new RegExp(String.raw`Out of memory error on (GPU|NPU|XPU|MLU|\w+) (\d+)\. Cannot allocate ${SIZE} memory on \w+ \d+,(?: ${SIZE} memory has been allocated and)? available memory is only\s+${SIZE}`);
 
 const paddleOom: Signature = {
   id: 'paddle-out-of-memory',

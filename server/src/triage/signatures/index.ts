@@ -2,7 +2,8 @@
  * Every signature set, one file per platform. Order matters only where two sets could claim the
  * same line: the more specific set comes first (NPU/XPU/ROCm before the generic CUDA wording,
  * TensorFlow's GPU and CPU variants before XLA's RESOURCE_EXHAUSTED). The OutOfMemoryError type
- * alone comes last: it reads only what no platform's message signature claimed.
+ * alone comes last: it reads only what no platform's message signature claimed; after it, the
+ * fallback for any other out-of-memory wording (otherOom.ts), which yields to every other finding.
  */
 import { signatures as cpu } from './cpu';
 import { signatures as cuda } from './cuda';
@@ -10,9 +11,17 @@ import { signatures as gaudi } from './gaudi';
 import { signatures as mps } from './mps';
 import { signatures as npu } from './npu';
 import { oomException } from './oomException';
+import { otherFailure } from './otherFailure';
+import { otherOom } from './otherOom';
 import { signatures as rocm } from './rocm';
 import type { Signature } from './types';
 import { signatures as xla } from './xla-tpu';
 import { signatures as xpu } from './xpu';
 
-export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ...gaudi, ...mps, ...cuda, ...cpu, ...xla, oomException];
+export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ...gaudi, ...mps, ...cuda, ...cpu, ...xla, oomException, otherOom];
+
+/**
+ * Run once at the end over the retained tail, only when no signature above found anything (see
+ * otherFailure.ts): the failure a log ended with, when it is not one Headroom knows.
+ */
+export const TAIL_SIGNATURES: readonly Signature[] = [otherFailure];

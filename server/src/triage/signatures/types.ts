@@ -78,6 +78,13 @@ export interface Finding {
    * errors), so its traceback is where the program was; a watchdog's timeout has none of its own.
    */
   raised?: boolean;
+  /**
+   * Set by the fallback signatures (otherOom.ts, otherFailure.ts): a verdict for a log no specific
+   * signature gave one. A fallback finding never stands beside a specific one (the sink drops it
+   * when the log has any other finding), and a log keeps one fallback verdict: the first other
+   * out-of-memory error, else the failure the log ended with (chosen by the engine's tail pass).
+   */
+  fallback?: 'oom' | 'failure';
   /** Signature facts the engine reads for grouping (e.g. `seq` of a timed-out collective). */
   facts?: Readonly<Record<string, string | number>>;
 }

@@ -1,0 +1,176 @@
+/**
+ * Fallback 2 of 2: any other failure is not-oom. The issue this engine serves says it must triage
+ * ANY crash output, "not an OOM" included; a log that failed in a way no specific signature knows
+ * still says how it failed in its last lines. These signatures read those lines:
+ *
+ * - the exception line that ends a Python traceback (`SomeError: message`, or the bare type), with
+ *   that traceback's frames; catchable (launcher exceptions about a dead worker, ChildFailedError and
+ *   SignalException, are not: the worker is gone), torchrun's ChildFailedError table giving the rank;
+ * - `terminate called after throwing …`, glog's `Check failed:`, `Fatal Python error`, `Segmentation
+ *   fault`, `Aborted (core dumped)` / SIGABRT (not catchable);
+ * - a launcher saying a rank or process exited with a non-zero code or was sent SIGTERM
+ *   (torch.distributed.elastic), MPI's `BAD TERMINATION` banner (MPICH/Hydra; `EXIT CODE: 9` is a
+ *   SIGKILL, the host-kill family).
+ *
+ * They are NOT in the hot scan: `Error` is on every other line of a training log (warnings, a
+ * program's own recovered tracebacks), and running them there would cost every log. The engine
+ * runs them once, at the end, over the tail it still holds (the last HISTORY_CHARS), and only when
+ * no specific signature found anything (`TAIL_ANCHORS` is their own prefilter; every needle here
+ * contains one). Of what they find, the engine keeps one verdict: the last exception/abort line
+ * (the failure the log ended with, not a traceback the program printed and went on from), unless a
+ * crash (segfault, abort) came well after it; else the last launcher line.
+ */
+import type { Fix } from '../../protocol';
+import { debugAsync } from '../fixes';
+import { platformNear } from './otherOom';
+import type { Finding, LineView, Signature } from './types';
+
+/** The tail pass's prefilter (over the ASCII view of the retained tail). */
+export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION'];
+
+/** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
+export type Tier = 1 | 2;
+
+const lookAtFailure = (what: string): Fix => ({
+  id: 'look-at-failure',
+  title: `Not a memory problem: start from ${what}`,
+  rationale: 'Nothing in the log says memory ran out; lowering memory use will not help. The failing line and the frames above it are where to look.',
+});
+
+const findTheFirstFailure: Fix = {
+  id: 'find-first-failure',
+  title: 'Find the first rank or process that failed (its own log or traceback), not the launcher that reported it',
+  rationale: 'The launcher only reports that a worker exited or was stopped; the reason is in that worker\'s output, which this log does not show.',
+};
+
+/** A Python exception line: an optional dotted module, a type ending in Error/Exception/Interrupt/Exit, and its message. */
+const EXCEPTION_LINE = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception|Interrupt|Exit)))(?::(?:\s+(.*))?)?\s*$/;
+/** IPython's header line: "ResourceExhaustedError     Traceback (most recent call last)". */
+const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s+Traceback \(most recent call last\)/;
+/** Exceptions a launcher raises about a worker that is already dead. */
+const LAUNCHER_EXCEPTION = /^(?:ChildFailedError|SignalException|ProcessRaisedException|ProcessExitedException)$/;
+const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
+
+const CRASH = /Segmentation fault|Aborted \(core dumped\)|^\s*Aborted\s*$|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error/;
+const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
+const LAUNCHER = /(?:exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*(?:[1-9]\d*)|closing signal SIGTERM|via signal SIGTERM|Received \d+ death signal|BAD TERMINATION/;
+
+function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixes: Fix[]): Finding {
+  const platform = platformNear(line);
+  return {
+    signature: 'other-failure',
+    role: 'failure',
+    fallback: 'failure',
+    kind: 'not-oom',
+    platform,
+    catchable,
+    summary: `${name} (not an out-of-memory error)`,
+    explanation:
+      `The log shows a failure that is not an out-of-memory error: ${name}. Nothing in it says memory ran out, ` +
+      'and no signature Headroom has for a known runtime error matched it; it is read from the failure line the log ended with. ' +
+      (catchable ? 'It was raised as an exception the program could have caught.' : 'The process did not get an exception it could catch.'),
+    ...(line.rank !== undefined && { rank: line.rank }),
+    numbers: {},
+    fixes,
+    facts: { tier },
+  };
+}
+
+function quote(text: string): string {
+  const t = text.trim();
+  return t.length > 140 ? `${t.slice(0, 137)}...` : t;
+}
+
+/** The rank of torchrun's "Root Cause (first observed failure)" table under a ChildFailedError. */
+function rootCauseRank(line: LineView): number | undefined {
+  for (let k = 1; k <= 12; k++) {
+    const m = /^\s*rank\s*:\s*(\d+)/.exec(line.next(k) ?? '');
+    if (m) return Number(m[1]);
+  }
+  return undefined;
+}
+
+export const otherFailure: Signature = {
+  id: 'other-failure',
+  platform: 'cpu',
+  needles: ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION'],
+  match(line) {
+    const text = line.content.replace(CI_PREFIX, '');
+    if (text.includes('terminate called after throwing')) {
+      const what = /^\s*what\(\):\s*(.*)$/.exec(line.next(1) ?? '')?.[1];
+      const f = base(line, 2, quote(what ? `${text.trim()}: ${what}` : text), false, [lookAtFailure('the C++ exception that nothing caught (its what() message)')]);
+      return { ...f, extraLines: what !== undefined ? [1] : [] };
+    }
+    if (CHECK_FAILED.test(text) && /Check failed:/.test(text)) {
+      const cudnn = /CUDNN|cudnn|cuda/.test(text);
+      return base(line, 2, quote(text.replace(/^.*?\] /, '')), false, cudnn ? [lookAtFailure('the failed check (a cuDNN/CUDA status other than an allocation failure)'), debugAsync] : [lookAtFailure('the failed check and the call that made it')]);
+    }
+    if (/Fatal Python error/.test(text)) return base(line, 2, quote(text), false, [lookAtFailure('the fatal error and the thread stacks printed under it')]);
+    const ex = EXCEPTION_LINE.exec(text) ?? IPYTHON_HEADER.exec(text);
+    if (ex) {
+      const type = ex[2]!;
+      const header = IPYTHON_HEADER.test(text);
+      // A bare line without a traceback above it is only taken when it has a message or is IPython's header.
+      if (!header && ex[3] === undefined && type !== 'ChildFailedError' && line.frames().length === 0) return undefined;
+      if (/Warning$/.test(type)) return undefined;
+      if (type === 'ResourceExhaustedError') {
+        // TensorFlow's out-of-memory exception whose message (if any) no signature read.
+        return {
+          ...base(line, 2, quote(text), true, []),
+          kind: 'catchable-oom',
+          summary: `${ex[1]} (TensorFlow's out-of-memory error; its message is cut off or not one Headroom reads)`,
+          explanation: `The program received ${ex[1]}, the exception TensorFlow raises when an allocation does not fit; it could have caught it. The message with the sizes is missing.`,
+          fixes: [{ id: 'shrink-peak', title: 'Lower the peak: smaller batch, smaller model or sequence length, mixed precision', rationale: 'TensorFlow could not allocate a tensor on the device.' }],
+          facts: { tier: 2 },
+        };
+      }
+      const launcher = LAUNCHER_EXCEPTION.test(type);
+      const f = base(line, 2, quote(text), !launcher, launcher ? [findTheFirstFailure] : [lookAtFailure(`the ${type} and the innermost frame of your code above it`)]);
+      if (type === 'ChildFailedError') {
+        const rank = rootCauseRank(line);
+        if (rank !== undefined) f.rank = rank;
+      }
+      return f;
+    }
+    if (CRASH.test(text)) return base(line, 1, quote(text), false, [lookAtFailure('the native crash (run under gdb or with faulthandler enabled to see where)')]);
+    if (LAUNCHER.test(text)) {
+      if (/BAD TERMINATION/.test(text)) {
+        for (let k = 1; k <= 4; k++) {
+          const code = /EXIT CODE:\s*(\d+)/.exec(line.next(k) ?? '')?.[1];
+          if (code === '9') {
+            return {
+              ...base(line, 1, 'an MPI process was killed (EXIT CODE: 9, SIGKILL)', false, []),
+              kind: 'host-oom',
+              platform: 'cpu',
+              summary: 'An MPI process was killed with SIGKILL (EXIT CODE: 9), as the kernel OOM killer does',
+              explanation: 'MPICH\'s launcher reports that one of the application processes ended with exit code 9: it was killed with SIGKILL, which is what the kernel OOM killer (or a job scheduler enforcing a memory limit) sends. No exception was raised.',
+              fixes: [{ id: 'host-memory', title: 'Lower host memory per process: fewer ranks per node, smaller domains or batches', rationale: 'The kernel killed a process for using too much host RAM.' }],
+              extraLines: [k],
+            };
+          }
+        }
+      }
+      return base(line, 1, quote(text), false, [findTheFirstFailure]);
+    }
+    return undefined;
+  },
+};
+
+/**
+ * The one failure the log ended with, among the tail pass's findings (in line order): the last
+ * tier-2 finding (the error itself), unless a crash line came more than 20 lines after it; else the
+ * last finding. A rank the launcher's lines named fills a chosen finding that has none.
+ */
+export function chooseFailure<T extends { finding: Finding; line: number }>(found: readonly T[]): T | undefined {
+  if (found.length === 0) return undefined;
+  const tier = (f: Finding): number => Number(f.facts?.tier ?? 1);
+  let chosen: T | undefined;
+  for (const f of found) if (tier(f.finding) === 2) chosen = f;
+  const lastCrash = [...found].reverse().find((f) => tier(f.finding) === 1 && CRASH.test(f.finding.summary));
+  if (!chosen || (lastCrash && lastCrash.line > chosen.line + 20)) chosen = lastCrash ?? found[found.length - 1]!;
+  if (chosen.finding.rank === undefined) {
+    const ranked = found.find((f) => f.finding.rank !== undefined && f.finding.kind === chosen!.finding.kind);
+    if (ranked) chosen.finding.rank = ranked.finding.rank;
+  }
+  return chosen;
+}

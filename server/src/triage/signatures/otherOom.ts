@@ -1,0 +1,101 @@
+/**
+ * Fallback 1 of 2: any other out-of-memory error. The issue this engine serves says it must triage
+ * ANY OOM log, and most runtimes print their own words for it (Java's java.lang.OutOfMemoryError,
+ * Lua/Torch7's "not enough memory", Theano's "Error allocating N bytes of device memory (out of
+ * memory)", Caffe's glog "Check failed: error == cudaSuccess (2 vs. 0)  out of memory", spconv's
+ * TensorView "cuda failed with error 2 out of memory", OpenSHMEM's "Cannot allocate memory", libc's
+ * strerror(ENOMEM)). No specific signature can know them all, so an error, exception or fatal line
+ * that says memory ran out, in words no other signature read, is a catchable-oom (a runtime-abort
+ * when it is a glog FATAL/CHECK or the process aborts right after), on the platform the lines
+ * around it name (cpu when they name no accelerator), with the size the line prints as the request.
+ *
+ * Listed after every specific signature, and marked `fallback`: the sink drops it whenever the log
+ * has a specific finding, so it can never add a second root verdict or displace a known OOM.
+ * Its needles all contain the engine's existing 'emory' anchor: the scan costs nothing more.
+ */
+import { formatBytes } from '../../format';
+import type { Platform } from '../../protocol';
+import { shrinkPeak } from '../fixes';
+import { SIZE, toBytes } from '../sizes';
+import type { Finding, LineView, Signature } from './types';
+
+const OOM_WORDS = /out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted/i;
+/** The line reports a failure (not advice, a setting or a warning). */
+const FAILURE_WORDS = /error|exception|fatal|fail|abort|\bF\d{4} |Check failed|^\s*\S+:\d+: /i;
+const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not enough|insufficient)|\b(?:except|raise|catch|import)\b/i;
+/** A glog FATAL or CHECK: the process aborts. */
+const ABORTS_HERE = /^\s*F\d{4} |Check failed/;
+const ABORTS_AFTER = /Aborted|SIGABRT|core dumped|terminate called/;
+/** A request the line prints: "tried to reallocate 11GB", "Error allocating 33554432 bytes", "Cannot allocate 1.5GB". */
+const REQUEST = new RegExp(String.raw`(?:allocat\w*|request\w*|reallocate)(?: of)? ${SIZE}`, 'i');
+/** Theano's driver report: "Driver report 21364736 bytes free and 11715084288 bytes total". */
+const DRIVER_REPORT = new RegExp(String.raw`${SIZE} free and ${SIZE} total`);
+
+/** Accelerators a log names, most specific first; `cpu` when it names none. */
+const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
+  ['rocm', /\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_/],
+  ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu/],
+  ['xpu', /\bXPU\b|Level.?Zero|\bSYCL\b|oneAPI/],
+  ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*/],
+  ['mps', /\bMPS\b|\bMetal\b/],
+  ['cuda', /CUDA|\bcuda|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bGPU\b|\bgpu\b|nvidia|NVIDIA/],
+];
+
+/** The platform the line and the lines around it (`back` above, `ahead` below) name. */
+export function platformNear(line: LineView, back = 30, ahead = 5): Platform {
+  const texts = [line.content];
+  for (let k = 1; k <= ahead; k++) texts.push(line.next(k) ?? '');
+  for (let k = 1; k <= back; k++) {
+    const t = line.previous(k);
+    if (t === undefined) break;
+    texts.push(t);
+  }
+  const text = texts.join('\n');
+  for (const [platform, re] of PLATFORM_WORDS) if (re.test(text)) return platform;
+  return 'cpu';
+}
+
+export const otherOom: Signature = {
+  id: 'other-out-of-memory',
+  platform: 'cpu',
+  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted'],
+  match(line) {
+    const text = line.content;
+    const m = OOM_WORDS.exec(text);
+    if (!m) return undefined;
+    // Lua's error() has no "error" in it: "file.lua:109: $ Torch: not enough memory", then "stack traceback:".
+    const luaError = /^\s*stack traceback:/.test(line.next(1) ?? '');
+    if ((!FAILURE_WORDS.test(text) && !luaError) || NOT_A_FAILURE.test(text)) return undefined;
+    let aborts = ABORTS_HERE.test(text);
+    for (let k = 1; k <= 4 && !aborts; k++) if (ABORTS_AFTER.test(line.next(k) ?? '')) aborts = true;
+    const numbers: Finding['numbers'] = {};
+    const req = REQUEST.exec(text);
+    const requested = req ? toBytes(req[1]!, req[2]!) : undefined;
+    if (requested !== undefined) numbers.requestedBytes = requested;
+    const report = DRIVER_REPORT.exec(text);
+    if (report) {
+      const free = toBytes(report[1]!, report[2]!);
+      const total = toBytes(report[3]!, report[4]!);
+      if (free !== undefined) numbers.freeBytes = free;
+      if (total !== undefined) numbers.deviceTotalBytes = total;
+    }
+    const platform = platformNear(line);
+    const quoted = text.trim().slice(0, 160);
+    return {
+      signature: 'other-out-of-memory',
+      role: 'failure',
+      fallback: 'oom',
+      kind: aborts ? 'runtime-abort' : 'catchable-oom',
+      platform,
+      catchable: !aborts,
+      summary: `Out of memory (${m[0]})` + (requested !== undefined ? `: ${formatBytes(requested)} requested` : '') + (platform === 'cpu' ? ' in host memory' : ` on ${platform}`),
+      explanation:
+        `The log reports that an allocation failed for lack of memory ("${quoted}"), in a message Headroom has no specific signature for. ` +
+        (aborts ? 'The process aborted on it, so nothing could catch it. ' : 'The error went back to the program, which could have caught it. ') +
+        (platform === 'cpu' ? 'No accelerator is named around it, so it is taken as host memory.' : `The lines around it name ${platform}, so it is taken as that device's memory.`),
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers,
+      fixes: [shrinkPeak()],
+    };
+  },
+};

@@ -1,0 +1,93 @@
+// The message classes blind batch 10 showed the engine did not know, above all the two fallbacks
+// (any other failure -> not-oom, any other out-of-memory wording -> catchable-oom). Each test is a
+// variant written for the class (other numbers, paths, prefixes), not a corpus log.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const all = (text: string) => triageText(text, 'log').verdicts;
+const root = (text: string) => all(text)[0];
+const GiB = 1024 ** 3;
+
+const TB = ['Traceback (most recent call last):', '  File "/home/me/proj/train.py", line 41, in <module>', '    run(cfg)', '  File "/home/me/proj/loop.py", line 17, in run', '    step(batch)'];
+
+describe('fallback: any other failure is not-oom', () => {
+  it('reads the exception that ends a Python traceback, with its frames, as a catchable not-oom', () => {
+    const log = [...TB, "KeyError: 'labels'"].join('\n');
+    expect(all(log)).toHaveLength(1);
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true, userFrames: [{ file: '/home/me/proj/loop.py', line: 17 }, { file: '/home/me/proj/train.py', line: 41 }] });
+    expect(root(log)!.explanation).toMatch(/not an out-of-memory error/);
+    // A bare type line (no message) under its traceback.
+    expect(root([...TB, 'my_pkg.rendezvous.api.RendezvousTimeoutError'].join('\n'))).toMatchObject({ kind: 'not-oom', catchable: true });
+    // The platform comes from the lines around it.
+    expect(root(['Using CUDA device 0', ...TB, 'RuntimeError: cuDNN error: CUDNN_STATUS_MAPPING_ERROR_X'].join('\n'))).toMatchObject({ platform: 'cuda' });
+  });
+
+  it('takes the failure the log ended with, not a traceback the program printed and went on from', () => {
+    const log = [...TB, 'ValueError: sample 12 skipped', 'epoch 2 ...', 'epoch 3 ...', ...TB, 'ZeroDivisionError: division by zero'].join('\n');
+    expect(all(log)).toHaveLength(1);
+    expect(root(log)!.summary).toMatch(/ZeroDivisionError/);
+  });
+
+  it('reads native crashes and aborts as not catchable', () => {
+    expect(root("terminate called after throwing an instance of 'std::out_of_range'\n  what():  vector::_M_range_check: __n (which is 7) >= this->size() (which is 3)\nAborted (core dumped)")).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root('step 10\nstep 11\nSegmentation fault (core dumped)')).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root('F0102 03:04:05.678901  4242 conv_layer.cu:33] Check failed: status == CUDNN_STATUS_SUCCESS (9 vs. 0)  CUDNN_STATUS_NOT_SUPPORTED')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root('Fatal Python error: Segmentation fault\n\nThread 0x00007f (most recent call first):')).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root('corrupted size vs. prev_size\n\nProcess finished with exit code 134 (interrupted by signal 6: SIGABRT)')).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+
+  it("reads torchrun's ChildFailedError table (its rank) and launchers' exit and SIGTERM lines", () => {
+    const summary = [
+      'torch.distributed.elastic.multiprocessing.errors.ChildFailedError:',
+      '============================================================',
+      'train.py FAILED',
+      '------------------------------------------------------------',
+      'Root Cause (first observed failure):',
+      '[0]:',
+      '  time      : 2025-06-01_10:00:00',
+      '  host      : node3',
+      '  rank      : 5 (local_rank: 1)',
+      '  exitcode  : 1 (pid: 4242)',
+    ].join('\n');
+    expect(root(summary)).toMatchObject({ kind: 'not-oom', catchable: false, rank: 5 });
+    expect(root('W0101 00:00:01.000000 77 torch/distributed/elastic/multiprocessing/api.py:900] Sending process 78 closing signal SIGTERM')).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root('[launcher] worker 3 exited with non-zero exit code 2')).toMatchObject({ kind: 'not-oom' });
+  });
+
+  it("reads MPICH's BAD TERMINATION banner: EXIT CODE 9 is a kill, another code is not-oom", () => {
+    const banner = (code: number) => ['=====', '=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES', '=   PID 1234 RUNNING AT nodeA', `=   EXIT CODE: ${code}`, '=   CLEANING UP REMAINING PROCESSES'].join('\n');
+    expect(root(banner(9))).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    expect(root(banner(139))).toMatchObject({ kind: 'not-oom' });
+  });
+
+  it('never adds a second verdict or displaces a real one, and ignores warnings', () => {
+    const oom = [...TB, 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.65 GiB of which 1.10 GiB is free.', 'Aborted (core dumped)', 'torch.distributed.elastic.multiprocessing.errors.ChildFailedError: train.py FAILED'].join('\n');
+    expect(all(oom)).toHaveLength(1);
+    expect(root(oom)).toMatchObject({ kind: 'catchable-oom', requestedBytes: 2 * GiB });
+    expect(all('UserWarning: this overload is deprecated\nDeprecationWarning: use x instead\ntraining finished')).toEqual([]);
+  });
+});
+
+describe('fallback: any other out-of-memory error', () => {
+  it("reads other runtimes' out-of-memory words, with the size the line prints", () => {
+    expect(root('Exception in thread "pool-3-thread-1" java.lang.OutOfMemoryError: GC overhead limit exceeded')).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', catchable: true });
+    const lua = '/opt/torch/share/lua/5.1/nn/Linear.lua:66: $ Torch: not enough memory: you tried to allocate 3GB. Buy new RAM! at /build/TH/THGeneral.c:270\nstack traceback:\n\t[C]: in function \'addmm\'';
+    expect(root(lua)).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', requestedBytes: 3 * GiB });
+    const theano = 'MemoryError: Error allocating 67108864 bytes of device memory (out of memory). Driver report 1048576 bytes free and 4294967296 bytes total';
+    expect(root(theano)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 67108864, freeBytes: 1048576, deviceTotalBytes: 4294967296 });
+    expect(root('RuntimeError: TensorStorage /src/tv/tensor.h 170\ncuda failed with error 2 out of memory. use CUDA_LAUNCH_BLOCKING=1 to get correct traceback.')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    expect(root('shmalloc: Failed source memory allocation: Cannot allocate memory')).toMatchObject({ kind: 'catchable-oom', platform: 'cpu' });
+  });
+
+  it('reads a glog FATAL or an abort right after as a runtime-abort, on the platform the log names', () => {
+    expect(root('F0303 11:22:33.444444  9999 syncedmem.cpp:56] Check failed: error == cudaSuccess (2 vs. 0)  out of memory\n*** Check failure stack trace: ***')).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false });
+    expect(root('Using ROCm 6.1 on gfx1100\nERROR: device allocation failed: out of memory\nAborted (core dumped)')).toMatchObject({ kind: 'runtime-abort', platform: 'rocm' });
+  });
+
+  it('ignores advice, warnings and code, and yields to a specific verdict', () => {
+    expect(all('Tip: if you run out of memory, lower --batch\nW0101 00:00:00 x.cc:1] Not enough memory for the fast path; using the slow one\n    except MemoryError as e:  # out of memory')).toEqual([]);
+    const withKill = 'Error: worker ran out of memory?\n[12345.678] Out of memory: Killed process 4321 (python) total-vm:1000kB, anon-rss:2048kB, file-rss:0kB';
+    expect(all(withKill)).toHaveLength(1);
+    expect(root(withKill)).toMatchObject({ kind: 'host-oom' });
+  });
+});
