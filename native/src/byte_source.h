@@ -3,14 +3,9 @@
 // memory (no copy) or a stream read piece by piece (a gzip file decoded on the fly).
 #pragma once
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
-#include <exception>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace headroom {
@@ -48,37 +43,6 @@ class FileSource final : public ByteSource {
   std::vector<uint8_t> compressed_;
   size_t compressedPos_ = 0;
   size_t compressedLen_ = 0;
-};
-
-// Reads another source on a thread of its own, a few chunks ahead of the reader: gzip inflation
-// (as costly as decoding itself) and waits on the disk then run on another core while the decoder
-// works. An error the other source throws reaches the reader at the point where it happened.
-class ReadAhead final : public ByteSource {
- public:
-  explicit ReadAhead(ByteSource& source);
-  ~ReadAhead() override;
-  ReadAhead(const ReadAhead&) = delete;
-  ReadAhead& operator=(const ReadAhead&) = delete;
-  size_t read(uint8_t* dst, size_t capacity) override;
-
- private:
-  struct Chunk {
-    std::vector<uint8_t> bytes;
-    size_t size = 0;  // 0: the source ended (or failed: see error_).
-  };
-  void produce();
-
-  ByteSource& source_;
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::deque<Chunk> ready_;        // Filled, in order.
-  std::vector<Chunk> spare_;       // Emptied, for reuse.
-  std::exception_ptr error_;
-  bool stop_ = false;
-  Chunk current_;                  // Being handed out to the reader.
-  size_t currentPos_ = 0;
-  bool ended_ = false;
-  std::thread thread_;             // Last: started once everything above exists.
 };
 
 // A window over the input that the reader advances. For an in-memory buffer the window is the

@@ -94,8 +94,7 @@ struct SnapshotInput {
   Snapshot decode() {
     if (!path.empty()) {
       FileSource file(path);
-      ReadAhead ahead(file);
-      InputWindow input(ahead);
+      InputWindow input(file);
       return decodeSnapshot(input, file.sizeHint());
     }
     InputWindow input(bytes.data(), bytes.size());
