@@ -91,3 +91,33 @@ describe('fallback: any other out-of-memory error', () => {
     expect(root(withKill)).toMatchObject({ kind: 'host-oom' });
   });
 });
+
+describe("blind10's other message classes", () => {
+  it('reads a shell kill an issue set in markdown bold or code', () => {
+    expect(root('epoch 3, iter 120, loss 0.41\n\n**Killed**')).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    expect(root('step 88/1000\n`Killed`')).toMatchObject({ kind: 'host-oom' });
+  });
+
+  it("reads oomd's memory kill actions, not its other actions", () => {
+    // facebookincubator/oomd engine/Ruleset.cpp: OLOG << "Running Action=" << action->getName().
+    expect(root('May 3 01:02:03 host oomd[812]: [../src/oomd/engine/Ruleset.cpp:112] Running Action=kill_by_swap_usage')).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
+    expect(root('oomd[9]: [Ruleset.cpp:112] Running Action=kill_by_pressure')).toMatchObject({ kind: 'host-oom' });
+    expect(all('oomd[9]: [Ruleset.cpp:112] Running Action=kill_by_io_cost')).toEqual([]);
+  });
+
+  it("reads PyTorch's HIP message broken at its sentences, with its numbers", () => {
+    const log = [
+      'torch.OutOfMemoryError: HIP out of memory. ',
+      'Tried to allocate 64.00 MiB. GPU 1 has a total capacity of 23.98 GiB of which 20.00 MiB is free. ',
+      'Of the allocated memory 22.50 GiB is allocated by PyTorch, and 12.00 MiB is reserved by PyTorch but unallocated.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'rocm', device: 1, requestedBytes: 64 * 1024 ** 2, allocatedBytes: Math.round(22.5 * GiB) });
+  });
+
+  it('reads an aborting error check on a HIP out-of-memory status as a runtime-abort on ROCm', () => {
+    expect(root('amrex::Abort::0::HIP error in file /src/AMReX_Arena.cpp line 220 hipErrorOutOfMemory !!!\nSIGABRT')).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', catchable: false });
+    expect(root('hipMalloc failed: hipErrorOutOfMemory')).toMatchObject({ kind: 'catchable-oom', platform: 'rocm' });
+    const camp = "terminate called after throwing an instance of 'std::runtime_error'\n  what():  myHipCheck(hipMallocAsync(&p, n, s)) out of memory /src/res/hip.hpp:88";
+    expect(root(camp)).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', catchable: false });
+  });
+});

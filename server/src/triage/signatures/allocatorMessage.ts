@@ -119,6 +119,18 @@ export function allocatorMessageComplete(text: string): boolean {
  * rich's exception panel) put back.
  */
 export function allocatorMessageText(line: LineView): string {
+  // The message broken at its sentences ("HIP out of memory. " / "Tried to allocate …" / "Of the allocated
+  // memory …", as ComfyUI prints it): the head is alone on its line, so the lines after it are joined.
+  if (/\bout of memory\.\s*$/.test(line.content) && /^\s*Tried to allocate/.test(line.next(1) ?? '')) {
+    let text = line.content.trimEnd();
+    for (let k = 1; k <= 4; k++) {
+      const next = line.next(k);
+      if (next === undefined || next.trim() === '') break;
+      text += ` ${next.trim()}`;
+      if (allocatorMessageComplete(text)) break;
+    }
+    return text;
+  }
   return unwrapped(line) ?? softWrapped(line, allocatorMessageComplete, /Tried to allocate/) ?? line.content;
 }
 

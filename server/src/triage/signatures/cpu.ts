@@ -137,6 +137,25 @@ function hostKill(line: LineView, summary: string, numbers: Finding['numbers'], 
 
 const KB = /anon-rss:\s*([\d,]+)\s*kB/;
 
+/**
+ * oomd (facebookincubator/oomd, the userspace OOM killer; systemd-oomd's ancestor) starting a kill
+ * action: Ruleset.cpp logs "Running Action=" and the plugin's name, and its memory kill plugins are
+ * kill_by_memory_size_or_growth, kill_by_swap_usage and kill_by_pressure (memory pressure). A log cut
+ * before the line naming the victim still shows the kill. kill_by_io_cost is not a memory kill.
+ */
+const OOMD_KILL = /Running Action=kill_by_(?:memory_size_or_growth|swap_usage|pressure|pg_scan)\b/;
+
+const oomdKill: Signature = {
+  id: 'oomd-kill',
+  platform: 'cpu',
+  needles: ['Running Action=kill_by_'],
+  match(line) {
+    const m = OOMD_KILL.exec(line.content);
+    if (!m) return undefined;
+    return hostKill(line, `oomd killed a process under memory pressure (${m[0].slice('Running Action='.length)})`, {}, undefined);
+  },
+};
+
 const kernelOomKill: Signature = {
   id: 'kernel-oom-kill',
   platform: 'cpu',
@@ -181,7 +200,8 @@ const shellKilled: Signature = {
   needles: ['Killed', '已杀死', 'Getötet', 'zsh: killed', 'killed  '],
   match(line) {
     const segments = line.content.split('\r');
-    const c = segments[segments.length - 1]!.trim();
+    // An issue's markdown can set the shell's line in bold or code ("**Killed**", "`Killed`").
+    const c = segments[segments.length - 1]!.trim().replace(/^(\*\*|__|`)(.+)\1$/, '$2').trim();
     const report = KILL_REPORT.exec(c);
     const before = report ? c.slice(0, report.index).trim() : undefined;
     if (!JOB_KILLED.test(c) && !(before !== undefined && (before === '' || PROGRESS_BAR_END.test(before)))) return undefined;
@@ -383,4 +403,4 @@ const workerBusError: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, rustAllocFailed, tensorflowCpu, kernelOomKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill];
+export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, rustAllocFailed, tensorflowCpu, kernelOomKill, oomdKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill];

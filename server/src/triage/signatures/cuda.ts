@@ -581,7 +581,8 @@ const terminateOom: Signature = {
       signature: 'cuda-terminate-oom',
       role: 'failure',
       kind: 'runtime-abort',
-      platform: 'cuda',
+      // A HIP call named in the what() (a HIP error-check macro: "campHipErrchk(hipStreamCreate(&s)) out of memory").
+      platform: /\bhip[A-Z]\w*\(|\bHIP error\b/.test(text) ? 'rocm' : 'cuda',
       catchable: false,
       summary: 'Process aborted: an out-of-memory error was thrown where nothing could catch it',
       explanation:

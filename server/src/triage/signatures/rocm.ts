@@ -44,16 +44,22 @@ const runtimeOom: Signature = {
   match(line) {
     if (!/hipErrorOutOfMemory|HIP error: out of memory|HIP_ERROR_OutOfMemory|hipErrorMemoryAllocation|hipError_t\(1002\)/.test(line.content)) return undefined;
     const size = /failed to allocate .*?\((\d+) bytes\)/.exec(line.content);
+    // An application's error check that aborts on it (AMReX's "amrex::Abort::N::HIP error in file … hipErrorOutOfMemory !!!",
+    // then SIGABRT): no exception reaches a caller.
+    let aborts = /\bAbort\b|abort\(\)/.test(line.content);
+    for (let k = 1; k <= 3 && !aborts; k++) if (/^\s*SIGABRT\b|Aborted \(core dumped\)|^\s*Aborted\s*$/.test(line.next(k) ?? '')) aborts = true;
     return {
       signature: 'hip-runtime-oom',
       role: 'failure',
-      kind: 'catchable-oom',
+      kind: aborts ? 'runtime-abort' : 'catchable-oom',
       platform: 'rocm',
-      catchable: true,
+      catchable: !aborts,
       summary: 'HIP runtime out of memory (hipErrorOutOfMemory)' + (size ? `: ${formatBytes(Number(size[1]))} requested` : ''),
       explanation:
         'A HIP runtime call returned hipErrorOutOfMemory outside the caching allocator (a kernel launch, a library workspace, host-pinned memory). ' +
-        'It is reported as an exception, so the program could catch it; memory cached by the framework is not available to the runtime.',
+        (aborts
+          ? 'The program\'s error check aborted the process on it, so nothing could catch it; memory cached by the framework is not available to the runtime.'
+          : 'It is reported as an exception, so the program could catch it; memory cached by the framework is not available to the runtime.'),
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers: size ? { requestedBytes: Number(size[1]) } : {},
       fixes: [shrinkPeak(), { id: 'empty-cache', title: 'Release the cache before the failing call: torch.cuda.empty_cache()', rationale: 'Memory cached by PyTorch is not available to the HIP runtime and libraries.', snippet: 'torch.cuda.empty_cache()' }],
