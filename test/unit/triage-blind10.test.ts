@@ -121,3 +121,24 @@ describe("blind10's other message classes", () => {
     expect(root(camp)).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', catchable: false });
   });
 });
+
+describe('allocator dumps printed only after a failed allocation, the OOM line cut off', () => {
+  it("reads TensorFlow's BFC Stats block (limit and in-use) and XLA's cudaMallocAsync histogram", () => {
+    const bfc = [
+      '2021-07-08 09:10:11.121314: I tensorflow/core/common_runtime/bfc_allocator.cc:1040] Sum Total of in-use chunks: 7.10GiB',
+      '2021-07-08 09:10:11.121320: I tensorflow/core/common_runtime/bfc_allocator.cc:1042] Stats: ',
+      'Limit:                 7812333568',
+      'InUse:                 7623458816',
+      'MaxInUse:              7700000000',
+    ].join('\n');
+    expect(root(bfc)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true, allowedBytes: 7812333568, allocatedBytes: 7623458816 });
+    const hist = ['E0505 05:05:05.000001 777 gpu_cudamallocasync_allocator.cc:80] 1024, 12', 'E0505 05:05:05.000002 777 gpu_cudamallocasync_allocator.cc:80] 8388608, 3'].join('\n');
+    expect(all(hist)).toHaveLength(1);
+    expect(root(hist)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    // With the OOM message in the log, that message is the verdict.
+    const both = [bfc, '2021-07-08 09:10:11.2: W tensorflow/core/framework/op_kernel.cc:1763] OP_REQUIRES failed at matmul_op.cc:480 : Resource exhausted: OOM when allocating tensor with shape[8192,8192] and type float on /job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc'].join('\n');
+    expect(all(both)).toHaveLength(1);
+    expect(root(both)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    expect(root(both)!.evidence.some((e) => e.text.includes('OOM when allocating'))).toBe(true);
+  });
+});

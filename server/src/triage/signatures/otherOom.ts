@@ -99,3 +99,53 @@ export const otherOom: Signature = {
     };
   },
 };
+
+/**
+ * What an allocator prints only after a failed allocation, when the log kept that and lost the
+ * out-of-memory line itself (an excerpt cut at it): TensorFlow's BFC allocator's "Stats:" block
+ * (BFCAllocator::DumpMemoryLog, bfc_allocator.cc: "Limit:" = the allocator's limit, "InUse:" = bytes
+ * in use) and XLA/TensorFlow's cudaMallocAsync allocator's histogram (GpuCudaMallocAsyncAllocator::
+ * PrintAllocatorStatisticsNoLock logs "size, count" lines at ERROR after cuMemAllocFromPoolAsync
+ * fails). A catchable-oom fallback: the OOM message, where the log has it, is the verdict instead.
+ */
+export const allocatorDump: Signature = {
+  id: 'allocator-failure-dump',
+  platform: 'cuda',
+  needles: ['bfc_allocator.cc', 'cudamallocasync_allocator.cc'],
+  match(line) {
+    const text = line.content;
+    const bfc = /bfc_allocator\.cc:\d+\] Stats:\s*$/.test(text);
+    const async = !bfc && /^\s*E\d{4} [\d:.]+\s+\d+ gpu_cudamallocasync_allocator\.cc:\d+\] (?:\d+, \d+\s*$|Histogram of current allocation)/.test(text);
+    if (!bfc && !async) return undefined;
+    const numbers: Finding['numbers'] = {};
+    if (bfc) {
+      for (let k = 1; k <= 6; k++) {
+        const next = line.next(k) ?? '';
+        const limit = /^\s*Limit:\s+(\d+)\s*$/.exec(next);
+        const inUse = /^\s*InUse:\s+(\d+)\s*$/.exec(next);
+        if (limit) numbers.allowedBytes = Number(limit[1]);
+        if (inUse) numbers.allocatedBytes = Number(inUse[1]);
+      }
+    }
+    const platform = /\bXPU\b/.test(text) ? 'xpu' : 'cuda';
+    return {
+      signature: 'allocator-failure-dump',
+      role: 'failure',
+      fallback: 'oom',
+      kind: 'catchable-oom',
+      platform,
+      catchable: true,
+      summary: bfc ? "TensorFlow's BFC allocator dumped its state after a failed allocation" : "The cudaMallocAsync allocator dumped its allocations after a failed allocation",
+      explanation:
+        (bfc
+          ? 'TensorFlow\'s BFC allocator prints its chunk map and "Stats:" only when an allocation fails' +
+            (numbers.allowedBytes !== undefined ? ` (limit ${formatBytes(numbers.allowedBytes)}, in use ${formatBytes(numbers.allocatedBytes ?? 0)})` : '') +
+            '; '
+          : 'XLA\'s cudaMallocAsync allocator logs its allocation histogram only when cuMemAllocFromPoolAsync fails; ') +
+        'the out-of-memory message itself is not in this log, so the request size is unknown. The framework raised it as an exception the program could catch.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers,
+      fixes: [shrinkPeak()],
+    };
+  },
+};
