@@ -142,3 +142,25 @@ describe('allocator dumps printed only after a failed allocation, the OOM line c
     expect(root(both)!.evidence.some((e) => e.text.includes('OOM when allocating'))).toBe(true);
   });
 });
+
+describe('NCCL failures the engine did not read', () => {
+  it("reads NCCL's CUDACHECK on a non-memory CUDA failure and OpenPPL's NCCL error check as not-oom", () => {
+    expect(root("node4:901:901 [2] NCCL INFO cudaDriverVersion 12040\nnode4:901:901 [2] NCCL WARN Cuda failure 'invalid device function'")).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    // 'out of memory' stays a collective OOM.
+    expect(root("node4:901:901 [2] NCCL WARN Cuda failure 'out of memory'")).toMatchObject({ kind: 'collective-oom' });
+    expect(root('[ERROR][2024-01-02 03:04:05.678][nccl_utils.h:110] NCCL error(code:3) on ncclAllReduce')).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+
+  it("reads a collective timeout from the watchdog's C++ stack alone (the handler under checkTimeout)", () => {
+    const frames = [
+      'Exception raised from checkTimeout at ../torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:600 (most recent call first):',
+      'frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x57 (0x7f00 in /opt/torch/lib/libc10.so)',
+      'frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x1c0 (0x7f01 in /opt/torch/lib/libtorch_cuda.so)',
+      'frame #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x220 (0x7f02 in /opt/torch/lib/libtorch_cuda.so)',
+    ].join('\n');
+    expect(root(frames)).toMatchObject({ kind: 'hang', platform: 'cuda' });
+    // The handler under another frame (an error the watchdog found, not a timeout) is not a hang.
+    const other = 'frame #1: c10d::ProcessGroupNCCL::WorkNCCL::finishedGPUExecutionInternal() const + 0x50 (0x7f in libtorch_cuda.so)\nframe #2: c10d::ProcessGroupNCCL::watchdogHandler() + 0x220 (0x7f in libtorch_cuda.so)';
+    expect(all(other).some((v) => v.kind === 'hang')).toBe(false);
+  });
+});

@@ -405,9 +405,12 @@ const NCCL_NETWORK = /ncclRemoteError|remote process exited|network error|ncclSy
 const ncclError: Signature = {
   id: 'nccl-error',
   platform: 'cuda',
-  needles: ['NCCL error in:', 'NCCL error: ', 'ncclUnhandledCudaError', 'NCCL Error 1', 'DistBackendError:', 'Some NCCL operations have failed or timed out', 'NCCL WARN NET/', 'NCCL WARN Net : '],
+  // 'NCCL error(code:N) on ncclX': OpenPPL's nccl_utils.h check. "NCCL WARN Cuda failure '<reason>'": NCCL's
+  // CUDACHECK on a CUDA call (any reason but 'out of memory', which ncclOom reads).
+  needles: ['NCCL error in:', 'NCCL error: ', 'NCCL error(code:', 'ncclUnhandledCudaError', 'NCCL Error 1', 'DistBackendError:', 'Some NCCL operations have failed or timed out', 'NCCL WARN NET/', 'NCCL WARN Net : ', 'NCCL WARN Cuda failure '],
   match(line) {
     if (/Watchdog caught/.test(line.content)) return undefined;
+    if (/NCCL WARN Cuda failure /.test(line.content) && /out of memory/.test(line.content)) return undefined;
     // The network transports' own warnings ("NCCL WARN NET/IB : Got completion from peer ... with error 4",
     // "NET/Socket : Connection closed by remote peer"); NET/Plugin's are about loading a plugin, not failures.
     // NCCL 2.12+'s socket layer (misc/socket.cc) says "Net : Connection closed by remote peer …" and
@@ -447,8 +450,13 @@ function collectivePlatform(content: string): Platform {
 const watchdogTimeout: Signature = {
   id: 'nccl-watchdog-timeout',
   platform: 'cuda',
-  needles: ['Watchdog caught collective operation timeout', 'failure detected by watchdog', 'detected by watchdog at work'],
+  // The stack alone also tells it, when an excerpt kept only the C++ frames: the watchdog's handler right
+  // under WorkNCCL::checkTimeout (the timeout check threw; other watchdog errors come from elsewhere).
+  needles: ['Watchdog caught collective operation timeout', 'failure detected by watchdog', 'detected by watchdog at work', 'ProcessGroupNCCL::watchdogHandler'],
   match(line) {
+    if (line.content.includes('ProcessGroupNCCL::watchdogHandler') && !/Watchdog caught|detected by watchdog/.test(line.content)) {
+      if (!/^\s*frame #\d+: /.test(line.content) || !/WorkNCCL::checkTimeout/.test(line.previous(1) ?? '')) return undefined;
+    }
     const rank = line.rank ?? inlineRank(line.content);
     const work = WORK.exec(line.content);
     const facts: Record<string, string | number> = {};
