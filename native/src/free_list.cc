@@ -5,6 +5,11 @@
 
 namespace headroom {
 
+void FreeList::Chunk::move(uint32_t from, uint32_t to, uint32_t n) {
+  std::memmove(keys + to, keys + from, n * sizeof(Key));
+  std::memmove(ids + to, ids + from, n * sizeof(uint32_t));
+}
+
 FreeList::Position FreeList::next(Position p) const {
   if (++p.index == chunks_[p.chunk]->count) return {p.chunk + 1, 0};
   return p;
@@ -15,38 +20,29 @@ FreeList::Position FreeList::prev(Position p) const {
   return {p.chunk - 1, chunks_[p.chunk - 1]->count - 1};
 }
 
-// Searches compare keys only and are branch-free (the comparison picks the next base with a
-// conditional move): on best-fit keys a branchy search mispredicted about every other step. Equal
-// keys are rare (see before()), so ids are compared only when stepping over them.
-size_t FreeList::chunkFor(Key k, uint32_t id) const {
-  // The first chunk whose last entry is not before (k, id).
+// The first of n sorted entries not before (k, id). The search compares keys only and is
+// branch-free (the comparison picks the next base with a conditional move): on best-fit keys a
+// branchy search mispredicted about every other step. Equal keys are rare (see before()), so ids
+// are compared only when stepping over them.
+size_t FreeList::firstNotBefore(const Key* keys, const uint32_t* ids, size_t n, Key k, uint32_t id) {
+  const size_t count = n;
   size_t lo = 0;
-  size_t n = chunks_.size();
-  if (n == 1) {  // The common case: a list short enough for one chunk.
-    lo = lastKeys_[0] < k || (lastKeys_[0] == k && lastIds_[0] < id) ? 1 : 0;
-    return lo;
-  }
   while (n > 1) {
     const size_t half = n / 2;
-    lo = lastKeys_[lo + half - 1] < k ? lo + half : lo;
+    lo = keys[lo + half - 1] < k ? lo + half : lo;
     n -= half;
   }
-  lo += n == 1 && lastKeys_[lo] < k ? 1 : 0;
-  while (lo < chunks_.size() && lastKeys_[lo] == k && lastIds_[lo] < id) ++lo;
+  lo += n == 1 && keys[lo] < k ? 1 : 0;
+  while (lo < count && keys[lo] == k && ids[lo] < id) ++lo;
   return lo;
 }
 
+size_t FreeList::chunkFor(Key k, uint32_t id) const {
+  return firstNotBefore(lastKeys_.data(), lastIds_.data(), chunks_.size(), k, id);
+}
+
 uint32_t FreeList::indexIn(const Chunk& c, Key k, uint32_t id) {
-  uint32_t lo = 0;
-  uint32_t n = c.count;
-  while (n > 1) {
-    const uint32_t half = n / 2;
-    lo = c.keys[lo + half - 1] < k ? lo + half : lo;
-    n -= half;
-  }
-  lo += n == 1 && c.keys[lo] < k ? 1 : 0;
-  while (lo < c.count && c.keys[lo] == k && c.ids[lo] < id) ++lo;
-  return lo;
+  return static_cast<uint32_t>(firstNotBefore(c.keys, c.ids, c.count, k, id));
 }
 
 FreeList::Position FreeList::lowerBound(uint64_t size, uint64_t ptr, uint32_t id) const {
@@ -86,10 +82,8 @@ void FreeList::insert(uint64_t size, uint64_t ptr, uint32_t id) {
   }
   Chunk& c = *chunks_[chunk];
   const uint32_t at = indexIn(c, k, id);
-  std::memmove(c.keys + at + 1, c.keys + at, (c.count - at) * sizeof(Key));
-  std::memmove(c.ids + at + 1, c.ids + at, (c.count - at) * sizeof(uint32_t));
-  c.keys[at] = k;
-  c.ids[at] = id;
+  c.move(at, at + 1, c.count - at);
+  c.put(at, k, id);
   if (at == c.count) {
     lastKeys_[chunk] = k;
     lastIds_[chunk] = id;
@@ -124,15 +118,11 @@ void FreeList::replaceAt(Position p, uint64_t size, uint64_t ptr, uint32_t id) {
   // Entries before the new key, counting the old one if it is among them.
   const uint32_t j = indexIn(c, k, id);
   if (j <= i) {
-    std::memmove(c.keys + j + 1, c.keys + j, (i - j) * sizeof(Key));
-    std::memmove(c.ids + j + 1, c.ids + j, (i - j) * sizeof(uint32_t));
-    c.keys[j] = k;
-    c.ids[j] = id;
+    c.move(j, j + 1, i - j);
+    c.put(j, k, id);
   } else {
-    std::memmove(c.keys + i, c.keys + i + 1, (j - 1 - i) * sizeof(Key));
-    std::memmove(c.ids + i, c.ids + i + 1, (j - 1 - i) * sizeof(uint32_t));
-    c.keys[j - 1] = k;
-    c.ids[j - 1] = id;
+    c.move(i + 1, i, j - 1 - i);
+    c.put(j - 1, k, id);
   }
   lastKeys_[p.chunk] = c.keys[c.count - 1];
   lastIds_[p.chunk] = c.ids[c.count - 1];
@@ -142,8 +132,7 @@ void FreeList::eraseAt(Position p) {
   Chunk& c = *chunks_[p.chunk];
   const uint32_t at = p.index;
   --c.count;
-  std::memmove(c.keys + at, c.keys + at + 1, (c.count - at) * sizeof(Key));
-  std::memmove(c.ids + at, c.ids + at + 1, (c.count - at) * sizeof(uint32_t));
+  c.move(at + 1, at, c.count - at);
   const auto chunk = static_cast<std::ptrdiff_t>(p.chunk);
   if (c.count == 0) {
     spare_ = std::move(chunks_[p.chunk]);

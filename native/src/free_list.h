@@ -52,6 +52,12 @@ class FreeList {
     uint32_t count = 0;
     Key keys[kChunkEntries];
     uint32_t ids[kChunkEntries];
+    // Moves n entries from position `from` to position `to` (ranges may overlap).
+    void move(uint32_t from, uint32_t to, uint32_t n);
+    void put(uint32_t at, Key k, uint32_t id) {
+      keys[at] = k;
+      ids[at] = id;
+    }
   };
   static Key keyOf(uint64_t size, uint64_t ptr) { return (static_cast<Key>(size) << 64) | ptr; }
   // Entries with equal keys (two blocks a diverging replay placed at one recorded address) are
@@ -59,7 +65,8 @@ class FreeList {
   static bool before(Key k, uint32_t id, Key otherKey, uint32_t otherId) {
     return (k < otherKey) | ((k == otherKey) & (id < otherId));
   }
-  size_t chunkFor(Key k, uint32_t id) const;
+  static size_t firstNotBefore(const Key* keys, const uint32_t* ids, size_t n, Key k, uint32_t id);
+  size_t chunkFor(Key k, uint32_t id) const;  // The first chunk whose last entry is not before (k, id).
   static uint32_t indexIn(const Chunk& c, Key k, uint32_t id);
   void splitChunk(size_t chunk);
 
