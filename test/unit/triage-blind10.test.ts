@@ -164,3 +164,21 @@ describe('NCCL failures the engine did not read', () => {
     expect(all(other).some((v) => v.kind === 'hang')).toBe(false);
   });
 });
+
+describe('more of the failure and OOM fallbacks', () => {
+  it("takes the rank of torchrun's root-cause table when the ChildFailedError line was cut off", () => {
+    const table = ['  exitcode  : 1 (pid: 501)', 'Root Cause (first observed failure):', '[0]:', '  time      : 2025-02-02_02:02:02', '  host      : gpu-7', '  rank      : 12 (local_rank: 4)', '  exitcode  : -6 (pid: 777)', '  error_file: <N/A>'].join('\n');
+    expect(root(table)).toMatchObject({ kind: 'not-oom', rank: 12, catchable: false });
+  });
+
+  it("reads torch_xla's ReportComputationError stack as a not-oom XLA failure", () => {
+    const log = ['2021-01-01 00:00:00.1: E 42 tensorflow/compiler/xla/xla_client/xla_util.cc:90] StackTrace:', '2021-01-01 00:00:00.2: E 42 tensorflow/compiler/xla/xla_client/xla_util.cc:90] xla::util::ReportComputationError(tensorflow::Status const&, absl::Span<xla::XlaComputation const* const>)'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'xla-tpu', catchable: true });
+  });
+
+  it("reads TensorFlow's report_tensor_allocations_upon_oom hint when the status line is gone", () => {
+    const log = ['\t [[{{node XRTCompile}}]]', 'Hint: If you want to see a list of allocated tensors when OOM happens, add report_tensor_allocations_upon_oom to RunOptions for current allocation info.', '', ...TB].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', catchable: true });
+    expect(root(['Found device 0 with properties: name: GeForce GTX 1080', 'Hint: If you want to see a list of allocated tensors when OOM happens, add report_tensor_allocations_upon_oom to RunOptions for current allocation info.'].join('\n'))).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+  });
+});

@@ -53,7 +53,7 @@ const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
 
 const CRASH = /Segmentation fault|Aborted \(core dumped\)|^\s*Aborted\s*$|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
-const LAUNCHER = /(?:exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*(?:[1-9]\d*)|closing signal SIGTERM|via signal SIGTERM|Received \d+ death signal|BAD TERMINATION/;
+const LAUNCHER = /(?:exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|Received \d+ death signal|BAD TERMINATION/;
 
 function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixes: Fix[]): Finding {
   const platform = platformNear(line);
@@ -105,6 +105,12 @@ export const otherFailure: Signature = {
       const cudnn = /CUDNN|cudnn|cuda/.test(text);
       return base(line, 2, quote(text.replace(/^.*?\] /, '')), false, cudnn ? [lookAtFailure('the failed check (a cuDNN/CUDA status other than an allocation failure)'), debugAsync] : [lookAtFailure('the failed check and the call that made it')]);
     }
+    // torch_xla's XRT client logging a failed computation's status and stack (xla_util.cc ReportComputationError);
+    // torch_xla raises it as a RuntimeError. The status text itself, when kept, is read by the XLA signatures.
+    if (/xla_util\.cc:\d+\] .*\bReportComputationError\(/.test(text)) {
+      const f = base(line, 2, "torch_xla's XLA computation failed (xla::util::ReportComputationError)", true, [lookAtFailure('the status printed above the stack trace (its code and message)')]);
+      return { ...f, platform: /CUDA|\bGPU\b/.test(text) ? 'cuda' : 'xla-tpu' };
+    }
     if (/Fatal Python error/.test(text)) return base(line, 2, quote(text), false, [lookAtFailure('the fatal error and the thread stacks printed under it')]);
     const ex = EXCEPTION_LINE.exec(text) ?? IPYTHON_HEADER.exec(text);
     if (ex) {
@@ -150,7 +156,18 @@ export const otherFailure: Signature = {
           }
         }
       }
-      return base(line, 1, quote(text), false, [findTheFirstFailure]);
+      const f = base(line, 1, quote(text), false, [findTheFirstFailure]);
+      // torchrun's failure table: "  rank      : 0 (local_rank: 0)" a line or two above "  exitcode  : 1 (pid: …)".
+      if (/^\s*exitcode\s*:/.test(text)) {
+        for (let k = 1; k <= 3; k++) {
+          const rank = /^\s*rank\s*:\s*(\d+)/.exec(line.previous(k) ?? '');
+          if (rank) {
+            f.rank = Number(rank[1]);
+            break;
+          }
+        }
+      }
+      return f;
     }
     return undefined;
   },

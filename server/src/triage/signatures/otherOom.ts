@@ -38,7 +38,7 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   ['xpu', /\bXPU\b|Level.?Zero|\bSYCL\b|oneAPI/],
   ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*/],
   ['mps', /\bMPS\b|\bMetal\b/],
-  ['cuda', /CUDA|\bcuda|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bGPU\b|\bgpu\b|nvidia|NVIDIA/],
+  ['cuda', /CUDA|\bcuda|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b/],
 ];
 
 /** The platform the line and the lines around it (`back` above, `ahead` below) name. */
@@ -145,6 +145,40 @@ export const allocatorDump: Signature = {
         'the out-of-memory message itself is not in this log, so the request size is unknown. The framework raised it as an exception the program could catch.',
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers,
+      fixes: [shrinkPeak()],
+    };
+  },
+};
+
+/**
+ * TensorFlow appends this hint to the ResourceExhausted statuses of an out-of-memory error (the
+ * session's and XRT's, torch_xla's XRT era): "Hint: If you want to see a list of allocated tensors
+ * when OOM happens, add report_tensor_allocations_upon_oom to RunOptions for current allocation
+ * info." When an excerpt kept the hint and lost the status line above it, the hint still says the
+ * run ran out of memory. `[[{{node XRTCompile}}]]` or a TPU named nearby = xla-tpu (XRT is the TPU
+ * runtime); else the platform around it. A fallback: a status line a signature reads wins.
+ */
+export const tfOomHint: Signature = {
+  id: 'tensorflow-oom-hint',
+  platform: 'cuda',
+  needles: ['allocated tensors when OOM happens'],
+  match(line) {
+    if (!/^\s*Hint: If you want to see a list of allocated tensors when OOM happens/.test(line.content)) return undefined;
+    let platform = platformNear(line, 12, 2);
+    for (let k = 1; k <= 4; k++) if (/\bXRT\w*|\bTPU\b/.test(line.previous(k) ?? '')) platform = 'xla-tpu';
+    return {
+      signature: 'tensorflow-oom-hint',
+      role: 'failure',
+      fallback: 'oom',
+      kind: 'catchable-oom',
+      platform,
+      catchable: true,
+      summary: `Out of memory (TensorFlow's ResourceExhausted hint; the status line with the sizes is not in the log)`,
+      explanation:
+        'TensorFlow adds the report_tensor_allocations_upon_oom hint only to an out-of-memory ResourceExhausted error; the error itself was cut from this log, so its sizes are unknown. ' +
+        'It is raised as an exception the program could catch.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
       fixes: [shrinkPeak()],
     };
   },
