@@ -182,3 +182,19 @@ describe('more of the failure and OOM fallbacks', () => {
     expect(root(['Found device 0 with properties: name: GeForce GTX 1080', 'Hint: If you want to see a list of allocated tensors when OOM happens, add report_tensor_allocations_upon_oom to RunOptions for current allocation info.'].join('\n'))).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
   });
 });
+
+describe("Lua's stack traceback under an out-of-memory error", () => {
+  it("gives the user's innermost Lua frame, not Torch7's libraries", () => {
+    const log = [
+      "/usr/local/share/lua/5.1/nn/SpatialConvolution.lua:96: $ Torch: not enough memory: you tried to allocate 2GB. Buy new RAM! at /tmp/TH/THGeneral.c:270",
+      'stack traceback:',
+      "\t[C]: in function 'SpatialConvolutionMM_updateOutput'",
+      "\t/usr/local/share/lua/5.1/nn/SpatialConvolution.lua:96: in function 'updateOutput'",
+      "\t...local/share/lua/5.1/nn/Sequential.lua:44: in function 'forward'",
+      "\tmodels/train.lua:77: in function 'step'",
+      '\tmain.lua:12: in main chunk',
+      "\t[C]: in function 'dofile'",
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', requestedBytes: 2 * GiB, userFrames: [{ file: 'models/train.lua', line: 77 }, { file: 'main.lua', line: 12 }] });
+  });
+});

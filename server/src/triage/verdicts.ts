@@ -153,7 +153,7 @@ export class FindingSink {
       ...(finding.device !== undefined && { device: finding.device }),
       ...(finding.rank !== undefined && { rank: finding.rank }),
       ranks: new Set(finding.rank !== undefined ? [finding.rank] : []),
-      ...((finding.role === 'timeout' || finding.role === 'stuck') && !finding.raised ? { frames: [] } : earlier && earlier.frames.length > 0 ? { frames: earlier.frames } : tracebackOf(line, finding)),
+      ...((finding.role === 'timeout' || finding.role === 'stuck') && !finding.raised ? { frames: [] } : finding.frames ? { frames: finding.frames } : earlier && earlier.frames.length > 0 ? { frames: earlier.frames } : tracebackOf(line, finding)),
       evidence: evidence.slice(0, MAX_EVIDENCE),
       occurrences: 1,
     };

@@ -14,7 +14,7 @@
  * Its needles all contain the engine's existing 'emory' anchor: the scan costs nothing more.
  */
 import { formatBytes } from '../../format';
-import type { Platform } from '../../protocol';
+import type { Platform, SourceFrame } from '../../protocol';
 import { shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
 import type { Finding, LineView, Signature } from './types';
@@ -81,6 +81,7 @@ export const otherOom: Signature = {
     }
     const platform = platformNear(line);
     const quoted = text.trim().slice(0, 160);
+    const frames = luaError ? luaFrames(line) : undefined;
     return {
       signature: 'other-out-of-memory',
       role: 'failure',
@@ -96,9 +97,27 @@ export const otherOom: Signature = {
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers,
       fixes: [shrinkPeak()],
+      ...(frames && frames.length > 0 && { frames }),
     };
   },
 };
+
+/** `\ttrain.lua:208: in function 'opfunc'`, `\tmain.lua:12: in main chunk`: one frame of Lua's stack traceback. */
+const LUA_FRAME = /^\s*(\S+\.lua):(\d+): in (?:function '([^']*)'|(main chunk)|function <[^>]*>)/;
+/** Lua's own libraries and rocks (Torch7's nn, optim, trepl), C functions, and paths Lua shortened with "...". */
+const LUA_LIBRARY = /\/share\/lua\/|\/lib\/luarocks\/|^\.\.\./;
+
+/** The user's frames of the Lua stack traceback under an error (innermost first as Lua prints them), outermost first. */
+function luaFrames(line: LineView): SourceFrame[] {
+  const frames: SourceFrame[] = [];
+  for (let k = 2; k <= 40; k++) {
+    const next = line.next(k);
+    if (next === undefined || !/^\s/.test(next)) break;
+    const m = LUA_FRAME.exec(next);
+    if (m && !LUA_LIBRARY.test(m[1]!)) frames.push({ file: m[1]!, line: Number(m[2]), function: m[3] ?? m[4] ?? '' });
+  }
+  return frames.reverse();
+}
 
 /**
  * What an allocator prints only after a failed allocation, when the log kept that and lost the

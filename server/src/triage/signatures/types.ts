@@ -85,6 +85,11 @@ export interface Finding {
    * out-of-memory error, else the failure the log ended with (chosen by the engine's tail pass).
    */
   fallback?: 'oom' | 'failure';
+  /**
+   * Frames the signature read itself, outermost first, for tracebacks that are not Python's (Lua's
+   * "stack traceback:"); when set, they replace the Python traceback the engine would look for.
+   */
+  frames?: SourceFrame[];
   /** Signature facts the engine reads for grouping (e.g. `seq` of a timed-out collective). */
   facts?: Readonly<Record<string, string | number>>;
 }
