@@ -149,6 +149,8 @@ describe('NCCL failures the engine did not read', () => {
     // 'out of memory' stays a collective OOM.
     expect(root("node4:901:901 [2] NCCL WARN Cuda failure 'out of memory'")).toMatchObject({ kind: 'collective-oom' });
     expect(root('[ERROR][2024-01-02 03:04:05.678][nccl_utils.h:110] NCCL error(code:3) on ncclAllReduce')).toMatchObject({ kind: 'not-oom', catchable: false });
+    // Every ncclResult_t the old 'NCCL Error N: …' spelling prints, not only 1 (ncclUnhandledCudaError).
+    expect(root('[rank3]: RuntimeError: NCCL Error 6: remote process exited or there was a network error')).toMatchObject({ kind: 'not-oom', catchable: false, rank: 3 });
   });
 
   it("reads a collective timeout from the watchdog's C++ stack alone (the handler under checkTimeout)", () => {

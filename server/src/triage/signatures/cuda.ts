@@ -407,7 +407,7 @@ const ncclError: Signature = {
   platform: 'cuda',
   // 'NCCL error(code:N) on ncclX': OpenPPL's nccl_utils.h check. "NCCL WARN Cuda failure '<reason>'": NCCL's
   // CUDACHECK on a CUDA call (any reason but 'out of memory', which ncclOom reads).
-  needles: ['NCCL error in:', 'NCCL error: ', 'NCCL error(code:', 'ncclUnhandledCudaError', 'NCCL Error 1', 'DistBackendError:', 'Some NCCL operations have failed or timed out', 'NCCL WARN NET/', 'NCCL WARN Net : ', 'NCCL WARN Cuda failure '],
+  needles: ['NCCL error in:', 'NCCL error: ', 'NCCL error(code:', 'ncclUnhandledCudaError', 'NCCL Error ', 'DistBackendError:', 'Some NCCL operations have failed or timed out', 'NCCL WARN NET/', 'NCCL WARN Net : ', 'NCCL WARN Cuda failure '],
   match(line) {
     if (/Watchdog caught/.test(line.content)) return undefined;
     if (/NCCL WARN Cuda failure /.test(line.content) && /out of memory/.test(line.content)) return undefined;
