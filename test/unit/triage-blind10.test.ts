@@ -84,6 +84,12 @@ describe('fallback: any other out-of-memory error', () => {
     expect(root('Using ROCm 6.1 on gfx1100\nERROR: device allocation failed: out of memory\nAborted (core dumped)')).toMatchObject({ kind: 'runtime-abort', platform: 'rocm' });
   });
 
+  it('keeps its repeats in one group, so they never crowd out a specific failure printed later', () => {
+    const lines = Array.from({ length: 250 }, (_, i) => `ERROR: cache refill failed: out of memory allocating ${i + 1} MB`);
+    lines.push('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 15.77 GiB of which 200.00 MiB is free.');
+    expect(all(lines.join('\n'))).toMatchObject([{ kind: 'catchable-oom', requestedBytes: GiB, platform: 'cuda' }]);
+  });
+
   it('ignores advice, warnings and code, and yields to a specific verdict', () => {
     expect(all('Tip: if you run out of memory, lower --batch\nW0101 00:00:00 x.cc:1] Not enough memory for the fast path; using the slow one\n    except MemoryError as e:  # out of memory')).toEqual([]);
     const withKill = 'Error: worker ran out of memory?\n[12345.678] Out of memory: Killed process 4321 (python) total-vm:1000kB, anon-rss:2048kB, file-rss:0kB';

@@ -88,6 +88,9 @@ function groupKey(f: Finding): string {
     case 'after-timeout':
       return f.role;
     case 'failure': {
+      // A log keeps one fallback verdict at most, so a fallback's repeats (other sizes, other lines) are one
+      // group: they can never fill MAX_GROUPS and crowd out a specific failure printed later.
+      if (f.fallback) return `fallback:${f.signature}`;
       const group = f.facts?.group;
       if (typeof group === 'string') return group;
       return JSON.stringify([f.signature, f.rank, f.device, f.numbers]);
