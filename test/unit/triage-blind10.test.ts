@@ -28,6 +28,13 @@ describe('fallback: any other failure is not-oom', () => {
     expect(root(log)!.summary).toMatch(/ZeroDivisionError/);
   });
 
+  it('does not take a traceback the program went on from, with ordinary output to the end, for the failure', () => {
+    const steps = Array.from({ length: 300 }, (_, i) => `step ${i} loss 0.${i}`);
+    expect(all([...TB, 'ValueError: sample 12 skipped', ...steps].join('\n'))).toEqual([]);
+    // A few lines after it (a launcher's summary) still leave it the failure.
+    expect(root([...TB, 'ValueError: bad config', 'ERROR: worker 0 exited', 'cleaning up'].join('\n'))).toMatchObject({ kind: 'not-oom' });
+  });
+
   it('reads native crashes and aborts as not catchable', () => {
     expect(root("terminate called after throwing an instance of 'std::out_of_range'\n  what():  vector::_M_range_check: __n (which is 7) >= this->size() (which is 3)\nAborted (core dumped)")).toMatchObject({ kind: 'not-oom', catchable: false });
     expect(root('step 10\nstep 11\nSegmentation fault (core dumped)')).toMatchObject({ kind: 'not-oom', catchable: false });

@@ -43,6 +43,12 @@ const MAX_PENDING_CHARS = 8 * 1024 * 1024;
  * string; megabyte strings cost 10-40x more to create, see docs/BENCHMARKS.md).
  */
 const PIECE_CHARS = 64 * 1024;
+/**
+ * The tail pass (signatures/otherFailure.ts) does not take a caught exception as the log's failure when
+ * more than this many lines follow it: the program went on (launcher summaries and other ranks'
+ * tracebacks after a real crash fit well within it).
+ */
+const RECOVERED_AFTER_LINES = 150;
 /** Characters on each side of a chunk boundary scanned again, for anchors cut by the boundary. */
 const SEAM_CHARS = 64;
 
@@ -311,7 +317,9 @@ export class TriageEngine {
       if (next < 0) break;
       re.lastIndex = next + 1;
     }
-    const chosen = chooseFailure(found);
+    // A Python exception the program printed and then went on from (a logged, recovered traceback
+    // followed by ordinary output to the end) is not how the run ended.
+    const chosen = chooseFailure(found.filter((f) => !f.finding.catchable || this.text.endLine - f.line <= RECOVERED_AFTER_LINES));
     if (chosen) this.sink.add(chosen.finding, chosen.view);
   }
 
