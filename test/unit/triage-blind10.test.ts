@@ -75,6 +75,14 @@ describe('fallback: any other failure is not-oom', () => {
   });
 });
 
+describe("TensorFlow's ResourceExhaustedError without a message", () => {
+  it('reads it as a catchable OOM, with the frames of an IPython traceback under its header', () => {
+    expect(root('tensorflow.python.framework.errors_impl.ResourceExhaustedError: ')).toMatchObject({ kind: 'catchable-oom', catchable: true });
+    const nb = ['ResourceExhaustedError                    Traceback (most recent call last)', '', '<ipython-input-7-0a1b2c3d4e5f> in <module>()', '      3 ', '----> 4 model.fit(x, y, batch_size=512)', '', '5 frames'].join('\n');
+    expect(root(nb)).toMatchObject({ kind: 'catchable-oom', userFrames: [{ file: '<ipython-input-7-0a1b2c3d4e5f>', line: 4 }] });
+  });
+});
+
 describe('fallback: any other out-of-memory error', () => {
   it("reads other runtimes' out-of-memory words, with the size the line prints", () => {
     expect(root('Exception in thread "pool-3-thread-1" java.lang.OutOfMemoryError: GC overhead limit exceeded')).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', catchable: true });

@@ -20,7 +20,8 @@
  * (the failure the log ended with, not a traceback the program printed and went on from), unless a
  * crash (segfault, abort) came well after it; else the last launcher line.
  */
-import type { Fix } from '../../protocol';
+import type { Fix, SourceFrame } from '../../protocol';
+import { framesOf } from '../frames';
 import { debugAsync } from '../fixes';
 import { platformNear } from './otherOom';
 import type { Finding, LineView, Signature } from './types';
@@ -81,6 +82,17 @@ function quote(text: string): string {
   return t.length > 140 ? `${t.slice(0, 137)}...` : t;
 }
 
+/** The frames of an IPython traceback whose header is this line, up to its exception line (outermost first). */
+function ipythonFrames(line: LineView): SourceFrame[] {
+  const body: string[] = [];
+  for (let k = 1; k <= 40; k++) {
+    const next = line.next(k);
+    if (next === undefined || /^[A-Za-z_][\w.]*(?:Error|Exception)\b/.test(next)) break;
+    body.push(next);
+  }
+  return framesOf(body);
+}
+
 /** The rank of torchrun's "Root Cause (first observed failure)" table under a ChildFailedError. */
 function rootCauseRank(line: LineView): number | undefined {
   for (let k = 1; k <= 12; k++) {
@@ -119,6 +131,8 @@ export const otherFailure: Signature = {
       // A bare line without a traceback above it is only taken when it has a message or is IPython's header.
       if (!header && ex[3] === undefined && type !== 'ChildFailedError' && line.frames().length === 0) return undefined;
       if (/Warning$/.test(type)) return undefined;
+      // IPython's header starts the traceback; its frames are the lines below it.
+      const headerFrames = header ? ipythonFrames(line) : undefined;
       if (type === 'ResourceExhaustedError') {
         // TensorFlow's out-of-memory exception whose message (if any) no signature read.
         return {
@@ -128,10 +142,12 @@ export const otherFailure: Signature = {
           explanation: `The program received ${ex[1]}, the exception TensorFlow raises when an allocation does not fit; it could have caught it. The message with the sizes is missing.`,
           fixes: [{ id: 'shrink-peak', title: 'Lower the peak: smaller batch, smaller model or sequence length, mixed precision', rationale: 'TensorFlow could not allocate a tensor on the device.' }],
           facts: { tier: 2 },
+          ...(headerFrames && headerFrames.length > 0 && { frames: headerFrames }),
         };
       }
       const launcher = LAUNCHER_EXCEPTION.test(type);
       const f = base(line, 2, quote(text), !launcher, launcher ? [findTheFirstFailure] : [lookAtFailure(`the ${type} and the innermost frame of your code above it`)]);
+      if (headerFrames && headerFrames.length > 0) f.frames = headerFrames;
       if (type === 'ChildFailedError') {
         const rank = rootCauseRank(line);
         if (rank !== undefined) f.rank = rank;
