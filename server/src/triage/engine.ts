@@ -16,6 +16,7 @@ import { framesOf, isAtHeader, isChainMarker, isNotebookLine, isTracebackBody, i
 import { inlineRank, splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES, TAIL_SIGNATURES } from './signatures';
 import { chooseFailure, TAIL_ANCHORS } from './signatures/otherFailure';
+import { platformNamedIn } from './signatures/otherOom';
 import type { Finding, FollowingTraceback, LineView, Signature } from './signatures/types';
 import { FindingSink } from './verdicts';
 
@@ -320,7 +321,15 @@ export class TriageEngine {
     // A Python exception the program printed and then went on from (a logged, recovered traceback
     // followed by ordinary output to the end) is not how the run ended.
     const chosen = chooseFailure(found.filter((f) => !f.finding.catchable || this.text.endLine - f.line <= RECOVERED_AFTER_LINES));
-    if (chosen) this.sink.add(chosen.finding, chosen.view);
+    if (chosen) {
+      // A not-oom failure whose nearby lines name no accelerator takes the one the rest of the retained
+      // tail names (a CUDA device banner, frames under torch/cuda or torch_npu, the launcher's GPU list).
+      if (chosen.finding.signature === 'other-failure' && chosen.finding.platform === 'cpu') {
+        const named = platformNamedIn(ascii);
+        if (named !== undefined) chosen.finding.platform = named;
+      }
+      this.sink.add(chosen.finding, chosen.view);
+    }
   }
 
   private flushStaged(): void {

@@ -403,4 +403,72 @@ const workerBusError: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, rustAllocFailed, tensorflowCpu, kernelOomKill, oomdKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill];
+/**
+ * A process manager reporting that one of its workers died of SIGKILL. gunicorn's arbiter
+ * (gunicorn/arbiter.py): "Worker (pid:N) was sent SIGKILL! Perhaps out of memory?" (Sentry's and
+ * other gunicorn-based servers print the same); celery's pool (billiard/pool.py, human_status):
+ * "Process 'ForkPoolWorker-N' pid:N exited with 'signal 9 (SIGKILL)'". gunicorn also SIGKILLs a
+ * worker itself when it missed its heartbeat ("WORKER TIMEOUT (pid:N)" just before): that is a hung
+ * worker, not memory.
+ */
+const WORKER_SIGKILL = /Worker \(pid:(\d+)\) was sent SIGKILL|Process '[^']*' pid:(\d+) exited with 'signal 9 \(SIGKILL\)'/;
+
+const workerSigkill: Signature = {
+  id: 'worker-sigkill',
+  platform: 'cpu',
+  needles: ['was sent SIGKILL', "exited with 'signal 9 (SIGKILL)'"],
+  match(line) {
+    const m = WORKER_SIGKILL.exec(line.content);
+    if (!m) return undefined;
+    const pid = m[1] ?? m[2]!;
+    for (let k = 1; k <= 6; k++) {
+      if (new RegExp(String.raw`WORKER TIMEOUT \(pid:${pid}\)`).test(line.previous(k) ?? '')) {
+        return {
+          signature: 'worker-timeout-kill',
+          role: 'failure',
+          kind: 'not-oom',
+          platform: 'cpu',
+          catchable: false,
+          summary: `Not an OOM: gunicorn killed worker ${pid} after it timed out (WORKER TIMEOUT)`,
+          explanation:
+            'gunicorn\'s arbiter sends SIGKILL to a worker that stopped answering its heartbeat for longer than --timeout; it says "Perhaps out of memory?" for every SIGKILL, ' +
+            'but the WORKER TIMEOUT line before it shows the arbiter killed the worker itself because a request ran too long or the worker hung.',
+          numbers: {},
+          fixes: [{ id: 'worker-timeout', title: 'Find the slow request or the blocking call, or raise gunicorn\'s --timeout', rationale: 'The worker was killed for not answering, not for memory.' }],
+        };
+      }
+    }
+    return hostKill(line, `A worker (pid ${pid}) was killed with SIGKILL, most likely by the host OOM killer`, {}, undefined);
+  },
+};
+
+/**
+ * The kernel's memory cgroup OOM report (mm/oom_kill.c, mm/memcontrol.c): "Memory cgroup out of memory:
+ * Killed process N (name) …" (older kernels "Kill process N (name) score S or sacrifice child"),
+ * "Task in /kubepods/… killed as a result of limit of /kubepods/…", the counters "memory: usage
+ * 1048576kB, limit 1048576kB, failcnt 141" (usage at the limit) and "Memory cgroup stats for /…",
+ * which are printed only when a cgroup's limit is hit. Kubernetes' node-problem-detector reports the
+ * same kill as an "OOMKilling" event.
+ */
+const MEMCG_USAGE = /\bmemory: usage (\d+)kB, limit (\d+)kB, failcnt/;
+
+const memcgOom: Signature = {
+  id: 'memcg-oom',
+  platform: 'cpu',
+  needles: ['Memory cgroup out of memory', 'memory: usage ', 'Memory cgroup stats for', 'killed as a result of limit of', 'OOMKilling'],
+  match(line) {
+    const c = line.content;
+    const kill = /Memory cgroup out of memory: Kill(?:ed)? process (\d+) \(([^)]*)\)/.exec(c);
+    if (kill) return hostKill(line, `Memory cgroup OOM: the kernel killed ${kill[2]} (pid ${kill[1]}) at its cgroup's memory limit`, {}, undefined);
+    if (/Memory cgroup out of memory|\bOOMKilling\b|Memory cgroup stats for \/|killed as a result of limit of \//.test(c)) {
+      return hostKill(line, 'Memory cgroup OOM: a process was killed at its cgroup\'s (container\'s) memory limit', {}, undefined);
+    }
+    const usage = MEMCG_USAGE.exec(c);
+    if (usage && Number(usage[1]) >= Number(usage[2])) {
+      return hostKill(line, 'Memory cgroup OOM: the cgroup\'s memory usage reached its limit', {}, undefined);
+    }
+    return undefined;
+  },
+};
+
+export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, rustAllocFailed, tensorflowCpu, kernelOomKill, oomdKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill, workerSigkill, memcgOom];

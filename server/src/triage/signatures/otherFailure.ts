@@ -22,12 +22,15 @@
  */
 import type { Fix, SourceFrame } from '../../protocol';
 import { framesOf } from '../frames';
-import { debugAsync } from '../fixes';
+import { debugAsync, hostMemory } from '../fixes';
 import { platformNear } from './otherOom';
 import type { Finding, LineView, Signature } from './types';
 
+/** A row of the kernel OOM killer's task table (dump_tasks), as the tail pass's prefilter sees it. */
+const TASK_ROW_ANCHOR = String.raw`\[ *\d+\] +\d+ +\d+ +\d+ +\d+ +\d+`;
+
 /** The tail pass's prefilter (over the ASCII view of the retained tail). */
-export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION'];
+export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION', TASK_ROW_ANCHOR, 'container oom '];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -95,7 +98,18 @@ function ipythonFrames(line: LineView): SourceFrame[] {
 
 /** The rank of torchrun's "Root Cause (first observed failure)" table under a ChildFailedError. */
 function rootCauseRank(line: LineView): number | undefined {
-  for (let k = 1; k <= 12; k++) {
+  // With several failures listed, "Failures:" comes first and "Root Cause (first observed failure):" last;
+  // the root cause's rank is the one to report.
+  let from = 1;
+  for (let k = 1; k <= 60; k++) {
+    const next = line.next(k);
+    if (next === undefined) break;
+    if (/Root Cause \(first observed failure\)/.test(next)) {
+      from = k + 1;
+      break;
+    }
+  }
+  for (let k = from; k <= from + 11; k++) {
     const m = /^\s*rank\s*:\s*(\d+)/.exec(line.next(k) ?? '');
     if (m) return Number(m[1]);
   }
@@ -173,6 +187,9 @@ export const otherFailure: Signature = {
         }
       }
       const f = base(line, 1, quote(text), false, [findTheFirstFailure]);
+      // torch.distributed.elastic's "failed (exitcode: 1) local_rank: 0 (pid: N) of binary: …" names the failed worker.
+      const localRank = /\bexitcode: -?\d+\) local_rank: (\d+)/.exec(text);
+      if (localRank) f.rank = Number(localRank[1]);
       // torchrun's failure table: "  rank      : 0 (local_rank: 0)" a line or two above "  exitcode  : 1 (pid: …)".
       if (/^\s*exitcode\s*:/.test(text)) {
         for (let k = 1; k <= 3; k++) {
@@ -194,6 +211,49 @@ export const otherFailure: Signature = {
  * tier-2 finding (the error itself), unless a crash line came more than 20 lines after it; else the
  * last finding. A rank the launcher's lines named fills a chosen finding that has none.
  */
+/**
+ * Host kills with no word the hot scan anchors on, read by the tail pass: the kernel OOM killer's task
+ * table (mm/oom_kill.c dump_tasks: "[  pid  ]   uid  tgid total_vm      rss … oom_score_adj name", one
+ * row per task; printed only when the OOM killer runs) when an excerpt kept only its rows, and docker's
+ * event stream reporting a container's OOM ("<time> container oom <id> (image=…, name=…)",
+ * moby daemon/monitor.go, event action "oom").
+ */
+const TASK_ROW = /^(?:.*\]\s*)?\[\s*\d+\]\s+\d+\s+\d+(?:\s+\d+){4,9}\s+-?\d+\s+\S+\s*$/;
+const CONTAINER_OOM = /\bcontainer oom [0-9a-f]{12,64}\b/;
+
+export const tailHostKill: Signature = {
+  id: 'tail-host-kill',
+  platform: 'cpu',
+  needles: [']', 'container oom '],
+  match(line) {
+    const container = CONTAINER_OOM.test(line.content);
+    if (!container) {
+      if (!TASK_ROW.test(line.content)) return undefined;
+      // One row is not a table: two neighbours must be rows too.
+      let rows = 0;
+      for (const k of [1, 2]) if (TASK_ROW.test(line.next(k) ?? '')) rows++;
+      for (const k of [1, 2]) if (TASK_ROW.test(line.previous(k) ?? '')) rows++;
+      if (rows < 2) return undefined;
+    }
+    return {
+      signature: 'host-oom-kill',
+      role: 'host-kill',
+      kind: 'host-oom',
+      platform: 'cpu',
+      catchable: false,
+      summary: container ? 'Container OOM: docker reported an out-of-memory event for a container (its memory limit was hit)' : 'Host OOM: the kernel OOM killer\'s task table (a process was killed for memory)',
+      explanation:
+        (container
+          ? 'Docker\'s event stream reports "container oom" when the kernel OOM killer acts inside a container\'s memory cgroup. '
+          : 'The kernel prints this table of tasks and their memory only when its OOM killer runs; the lines naming the victim are not in this excerpt. ') +
+        'The killed process got SIGKILL: no exception, no traceback.',
+      numbers: {},
+      fixes: [hostMemory],
+      facts: { tier: 2 },
+    };
+  },
+};
+
 export function chooseFailure<T extends { finding: Finding; line: number }>(found: readonly T[]): T | undefined {
   if (found.length === 0) return undefined;
   const tier = (f: Finding): number => Number(f.facts?.tier ?? 1);

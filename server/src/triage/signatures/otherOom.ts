@@ -37,9 +37,15 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu/],
   ['xpu', /\bXPU\b|Level.?Zero|\bSYCL\b|oneAPI/],
   ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*/],
-  ['mps', /\bMPS\b|\bMetal\b/],
-  ['cuda', /CUDA|\bcuda|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b/],
+  ['mps', /\bMPS\b|\bMetal\b|\bmetal::|\bmlx\./],
+  ['cuda', /CUDA|\bcuda|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b/],
 ];
+
+/** The accelerator a text names (the first of PLATFORM_WORDS that matches), or undefined. */
+export function platformNamedIn(text: string): Platform | undefined {
+  for (const [platform, re] of PLATFORM_WORDS) if (re.test(text)) return platform;
+  return undefined;
+}
 
 /** The platform the line and the lines around it (`back` above, `ahead` below) name. */
 export function platformNear(line: LineView, back = 30, ahead = 5): Platform {

@@ -1,0 +1,57 @@
+// The message classes blind batch 11 showed the engine did not know: parents and cgroups reporting a
+// kill for memory outside ML (gunicorn, celery, the memory cgroup, Kubernetes, docker events), the
+// platform and rank of a not-oom fallback verdict, and more failure and out-of-memory wordings. Each
+// test is a variant written for the class (other numbers, names and prefixes), not a corpus log.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const all = (text: string) => triageText(text, 'log').verdicts;
+const root = (text: string) => all(text)[0];
+
+describe('host kills reported by a parent or a cgroup', () => {
+  it('reads gunicorn and celery reporting a worker killed with SIGKILL as host-oom', () => {
+    expect(root('[2024-01-02 10:00:00 +0000] [7] [INFO] Booting worker with pid: 812\n[2024-01-02 10:05:13 +0000] [7] [ERROR] Worker (pid:812) was sent SIGKILL! Perhaps out of memory?')).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    expect(root("[2023-06-01 08:00:01,002: ERROR/MainProcess] Process 'ForkPoolWorker-3' pid:4411 exited with 'signal 9 (SIGKILL)'")).toMatchObject({ kind: 'host-oom' });
+    expect(all('[ERROR] Worker (pid:9) was sent SIGKILL! Perhaps out of memory?')).toHaveLength(1);
+  });
+
+  it('reads a gunicorn worker killed after its WORKER TIMEOUT as not-oom', () => {
+    const log = '[2024-05-05 01:00:00 +0000] [1] [CRITICAL] WORKER TIMEOUT (pid:77)\n[2024-05-05 01:00:01 +0000] [1] [ERROR] Worker (pid:77) was sent SIGKILL! Perhaps out of memory?';
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: false });
+    // Another worker's timeout does not excuse this one.
+    expect(root('[1] [CRITICAL] WORKER TIMEOUT (pid:78)\n[1] [ERROR] Worker (pid:77) was sent SIGKILL! Perhaps out of memory?')).toMatchObject({ kind: 'host-oom' });
+  });
+
+  it('reads the memory cgroup OOM report and the Kubernetes OOMKilling event as host-oom', () => {
+    expect(root('[812.4] Memory cgroup out of memory: Killed process 3301 (java) total-vm:9000000kB, anon-rss:4000000kB')).toMatchObject({ kind: 'host-oom' });
+    expect(root('[812.4] Memory cgroup out of memory: Kill process 3301 (node) score 990 or sacrifice child')!.summary).toMatch(/node \(pid 3301\)/);
+    expect(root('Normal  OOMKilling  node/n1  Memory cgroup out of memory: Kill process 77 (worker) score 1500 or sacrifice child')).toMatchObject({ kind: 'host-oom' });
+    expect(root('host kernel: memory: usage 2097152kB, limit 2097152kB, failcnt 9')).toMatchObject({ kind: 'host-oom' });
+    // Usage below the limit is not a kill.
+    expect(all('host kernel: memory: usage 1000kB, limit 2097152kB, failcnt 0')).toEqual([]);
+    expect(root('[99.1] Memory cgroup stats for /kubepods/burstable/pod42: cache:12KB rss:2048000KB')).toMatchObject({ kind: 'host-oom' });
+  });
+
+  it('reads the kernel task table and docker\'s container oom event from the tail', () => {
+    const rows = ['[  101]     0   101    52000    30100   409600        0             0 python3', '[  102]     0   102     2227     1354    57344        5          -999 containerd-shim', '[  103]  1000   103   812345   700001  6000000        0             0 java'];
+    expect(root(rows.map((r) => `Mar 3 10:00:00 box kernel: [5.0] ${r}`).join('\n'))).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
+    // One row alone is not a table.
+    expect(all(`kernel: ${rows[0]}`)).toEqual([]);
+    expect(root('2024-02-02T10:00:00.000000000Z container oom 3f9a0c1d2e4b5a6978cdef0123456789abcdef0123456789abcdef0123456789 (image=myapp:1, name=web)')).toMatchObject({ kind: 'host-oom' });
+  });
+});
+
+describe('the not-oom fallback: platform and rank from the log', () => {
+  it('takes the accelerator the rest of the tail names', () => {
+    const log = ['Using device cuda:0', ...Array.from({ length: 60 }, (_, i) => `batch ${i}`), 'Traceback (most recent call last):', '  File "/srv/app/run.py", line 3, in <module>', '    go()', 'ValueError: bad shape'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(root('F0101 10:00:00.1 99 kern.cu:88] Check failed: status Cuda kernel failed')).toMatchObject({ platform: 'cuda' });
+    expect(root('Traceback (most recent call last):\n  File "/u/x/eval.py", line 9, in <module>\n    f()\nRuntimeError: [metal::malloc] Attempting to allocate 1 bytes which is greater than the maximum allowed buffer size')).toMatchObject({ platform: 'mps' });
+  });
+
+  it('gives the rank of torchrun\'s root cause and of its "failed (exitcode) local_rank" line', () => {
+    expect(root('ERROR:torch.distributed.elastic.multiprocessing.api:failed (exitcode: 1) local_rank: 3 (pid: 1200) of binary: /usr/bin/python')).toMatchObject({ kind: 'not-oom', rank: 3 });
+    const table = ['torch.distributed.elastic.multiprocessing.errors.ChildFailedError:', '====', 'run.py FAILED', '----', 'Failures:', '[1]:', '  rank      : 5 (local_rank: 1)', '  exitcode  : 1 (pid: 2)', '----', 'Root Cause (first observed failure):', '[0]:', '  rank      : 4 (local_rank: 0)', '  exitcode  : 1 (pid: 1)', '===='];
+    expect(root(table.join('\n'))).toMatchObject({ kind: 'not-oom', rank: 4 });
+  });
+});
