@@ -55,3 +55,42 @@ describe('the not-oom fallback: platform and rank from the log', () => {
     expect(root(table.join('\n'))).toMatchObject({ kind: 'not-oom', rank: 4 });
   });
 });
+
+describe('the not-oom fallback: more native failures', () => {
+  it('reads CUDA/HIP statuses by name and applications\' CUDA error checks as not-oom on their platform', () => {
+    expect(root('========= Program hit cudaErrorIllegalAddress (error 700) due to "an illegal memory access was encountered" on CUDA API call to cudaMemcpy.')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root(':3:hip_module.cpp :80 : 12 us: [pid:9 tid:0x1] init: Returned hipErrorInvalidImage : stop')).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+    expect(root('kernel.cc:40 launch returned CUDA_ERROR_LAUNCH_TIMEOUT')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(root('ERROR: unknown error in /opt/app/src/gpu/render.cu at line 77 (error-code 4)')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(root('[MYLIB CUDA ERROR] an illegal memory access was encountered(CUDA error no.=700). Line no. 12 in file kern.cpp')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    // A status that is an allocation failure is not this class.
+    expect(root('========= Program hit cudaErrorMemoryAllocation (error 2) due to "out of memory" on CUDA API call to cudaMalloc.')?.kind).not.toBe('not-oom');
+  });
+
+  it('reads Ascend error codes as not-oom on the NPU, with the device', () => {
+    expect(root('[ERROR]  Execute model(models/det.om) error:507015')).toMatchObject({ kind: 'not-oom', platform: 'npu' });
+    expect(root('RuntimeError: x.cpp:1 NPU function error: c10_npu::SetDevice(d), error code is 507033 [ERROR] (PID:12, Device:3, RankID:-1) ERR00100 PTA call acl api failed')).toMatchObject({ kind: 'not-oom', platform: 'npu' });
+    expect(root('[ERROR] Failed: error code is 507033 (PID:12, Device:3, RankID:-1)')).toMatchObject({ kind: 'not-oom', platform: 'npu', device: 3 });
+  });
+
+  it('reads glibc heap corruption, SIGSEGV reports, Windows crash statuses and Chromium FATAL lines as not catchable', () => {
+    expect(root("*** Error in `./asm': double free or corruption (fasttop): 0x0000000001a2b010 ***")).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root('malloc(): corrupted top size')).toMatchObject({ kind: 'not-oom' });
+    expect(root("fish: Job 2, './viewer' terminated by signal SIGSEGV (Address boundary error)")).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root('Faulting application name: game.exe\nException code: 0xc0000005\nFault offset: 0x1234')).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root('helper crashed: process exited with status 0xC0000409')).toMatchObject({ kind: 'not-oom' });
+    expect(root('[12:12:0101/000000.1:FATAL:gpu_init.cc(200)] GPU process isn\'t usable. Goodbye.')).toMatchObject({ kind: 'not-oom' });
+    // STATUS_NO_MEMORY (0xC0000017) is not one of these crashes.
+    expect(all('worker exited with status 0xC0000017')).toEqual([]);
+  });
+
+  it('reads a log that ends inside a Python traceback (its exception line cut) as not-oom with the frames', () => {
+    const log = ['epoch 3 loss 0.1', 'Traceback (most recent call last):', '  File "/srv/job/fit.py", line 88, in <module>', '    main()', '  File "/srv/job/fit.py", line 80, in main', '    loss.backward()', '  File "/usr/lib/python3/site-packages/torch/_tensor.py", line 521, in backward', '    torch.autograd.backward('];
+    expect(root(log.join('\n'))).toMatchObject({ kind: 'not-oom', catchable: false, userFrames: [{ file: '/srv/job/fit.py', line: 80 }, { file: '/srv/job/fit.py', line: 88 }] });
+    // With a logger's prefix whose time changes from line to line.
+    const prefixed = ['E 10:00:01 [w.py:9] Traceback (most recent call last):', 'E 10:00:02 [w.py:9]   File "/srv/a.py", line 5, in <module>', 'E 10:00:02 [w.py:9]     go()'];
+    expect(root(prefixed.join('\n'))).toMatchObject({ kind: 'not-oom', userFrames: [{ file: '/srv/a.py', line: 5 }] });
+    // A traceback followed by ordinary output is not cut: no verdict from it.
+    expect(all([...log, 'resuming from checkpoint', 'epoch 4 loss 0.09'].join('\n'))).toEqual([]);
+  });
+});

@@ -527,7 +527,8 @@ describe('Metal assertions and Ascend stream timeouts', () => {
     ]) {
       expect(triageText(line, 'x').verdicts[0]).toMatchObject({ kind: 'hang', platform: 'npu' });
     }
-    expect(triageText('aclrtMemcpy failed, error code is 507033', 'x').verdicts).toEqual([]);
+    // 507033 is not a timeout: not a hang (the not-oom fallback reads it as an Ascend error since blind11).
+    expect(triageText('aclrtMemcpy failed, error code is 507033', 'x').verdicts.map((v) => v.kind)).not.toContain('hang');
   });
 });
 

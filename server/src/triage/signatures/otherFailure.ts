@@ -20,8 +20,8 @@
  * (the failure the log ended with, not a traceback the program printed and went on from), unless a
  * crash (segfault, abort) came well after it; else the last launcher line.
  */
-import type { Fix, SourceFrame } from '../../protocol';
-import { framesOf } from '../frames';
+import type { Fix, Platform, SourceFrame } from '../../protocol';
+import { framesOf, isTracebackBody } from '../frames';
 import { debugAsync, hostMemory } from '../fixes';
 import { platformNear } from './otherOom';
 import type { Finding, LineView, Signature } from './types';
@@ -30,7 +30,8 @@ import type { Finding, LineView, Signature } from './types';
 const TASK_ROW_ANCHOR = String.raw`\[ *\d+\] +\d+ +\d+ +\d+ +\d+ +\d+`;
 
 /** The tail pass's prefilter (over the ASCII view of the retained tail). */
-export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION', TASK_ROW_ANCHOR, 'container oom '];
+export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION', TASK_ROW_ANCHOR, 'container oom ',
+  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -55,7 +56,7 @@ const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s
 const LAUNCHER_EXCEPTION = /^(?:ChildFailedError|SignalException|ProcessRaisedException|ProcessExitedException)$/;
 const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
 
-const CRASH = /Segmentation fault|Aborted \(core dumped\)|^\s*Aborted\s*$|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error/;
+const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted \(core dumped\)|^\s*Aborted\s*$|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
 const LAUNCHER = /(?:exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|Received \d+ death signal|BAD TERMINATION/;
 
@@ -116,10 +117,72 @@ function rootCauseRank(line: LineView): number | undefined {
   return undefined;
 }
 
+
+/**
+ * Native failures that print no Python exception, each with the platform it implies (undefined: the
+ * lines around it decide):
+ * - a CUDA/HIP runtime status by name other than an allocation failure (compute-sanitizer's "Program hit
+ *   cudaErrorLaunchFailure (error 719) due to …", HIP's "Returned hipErrorNoBinaryForGpu", the driver
+ *   API's CUDA_ERROR_LAUNCH_TIMEOUT);
+ * - an application's own CUDA error check on a .cu file or naming CUDA ("ERROR: unknown error in
+ *   …/projector.cu at line 126 (error-code 30)", "[X CUDA ERROR] invalid argument(CUDA error no.=1)");
+ * - Ascend: torch_npu's "NPU function error: …, error code is 5070NN" and ACL/runtime codes 5070NN,
+ *   the device's "aivec error"/"aicore error" exception reports;
+ * - glibc's heap-corruption aborts (malloc.c malloc_printerr: "*** Error in `prog': free(): corrupted
+ *   unsorted chunks", "double free or corruption (out)", "malloc(): corrupted top size");
+ * - Windows crash statuses (0xC0000005 access violation, 0xC0000409 fail-fast, 0xC000001D illegal
+ *   instruction, 0xC00000FD stack overflow, 0xC0000374 heap corruption; not 0xC0000017, no memory);
+ * - Chromium's LOG(FATAL) ("[pid:tid:date:FATAL:gpu_init.cc(497)] …").
+ */
+const RUNTIME_STATUS = /\b(cuda|hip)Error(?!MemoryAllocation|OutOfMemory|NotReady|PeerAccess(?:AlreadyEnabled|NotEnabled)|HostMemoryAlreadyRegistered)([A-Z]\w+)|\bCUDA_ERROR_(?!OUT_OF_MEMORY)[A-Z_]{4,}/;
+const APP_CUDA_CHECK = /\b(?:CUDA (?:error|ERROR)|cuda error)\b|\berror\b.*\.cu\b|\.cu\b.*\berror\b/i;
+const NPU_CODE = /NPU function error:|error ?code(?: is|:|=)?\s*5070\d\d\b|\berror:5070\d\d\b|\bthere is an? (?:aivec|aicore|aic) error exception/;
+const GLIBC_HEAP = /\*\*\* Error in `[^']*': |\b(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\): (?:invalid|corrupted)|double free or corruption|corrupted size vs\. prev_size|corrupted double-linked list/;
+const WINDOWS_CRASH = /\b(?:0x)?[cC]0000(?:005|409|01[dD]|0[fF][dD]|374|096|602)\b/;
+const CHROMIUM_FATAL = /:FATAL:[\w.]+\(\d+\)\]/;
+
+function nativeFailure(text: string): { name: string; platform?: Platform; what: string } | undefined {
+  if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|warn/i.test(text)) return undefined;
+  const status = RUNTIME_STATUS.exec(text);
+  if (status) return { name: quote(text), platform: status[1] === 'hip' ? 'rocm' : 'cuda', what: 'the failed CUDA/HIP call (a launch failure or fault is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)' };
+  if (NPU_CODE.test(text) && /error/i.test(text)) return { name: quote(text), platform: 'npu', what: 'the Ascend error code and the plog (ascend log) of the device' };
+  if (GLIBC_HEAP.test(text)) return { name: `glibc detected heap corruption: ${quote(text)}`, what: 'the heap corruption (run under valgrind or AddressSanitizer to find the bad write or free)' };
+  if (WINDOWS_CRASH.test(text) && /code|status|exception|error|fault/i.test(text)) return { name: `a native crash (${quote(text)})`, what: 'the native crash (0xC0000005 is an access violation; the faulting module is named in the report)' };
+  if (CHROMIUM_FATAL.test(text)) return { name: quote(text.replace(/^.*?:FATAL:/, 'FATAL:')), what: 'the fatal check and the component that made it' };
+  if (APP_CUDA_CHECK.test(text) && /\berror\b/i.test(text) && /\b(?:CUDA|cuda|Cuda)\b|\.cu\b/.test(text)) return { name: quote(text), platform: 'cuda', what: 'the CUDA call the check names (a non-memory CUDA error)' };
+  return undefined;
+}
+
+/**
+ * A Python traceback the log ends inside: the header and frame lines run to the last line, so the
+ * exception line was cut (a paste, a crash report cut short, a process killed while printing). The
+ * frames still say where the run failed; what failed is unknown, and nothing in it says memory.
+ */
+function cutTraceback(line: LineView, text: string): SourceFrame[] | undefined {
+  const at = text.indexOf('Traceback (most recent call last)');
+  if (at < 0 || text.slice(at).replace(/^Traceback \(most recent call last\):?/, '').trim() !== '') return undefined;
+  // A logger's prefix in front of every line ("ERROR 04-29 13:23:34 [core.py:396] "), its digits free to change.
+  const head = line.content.slice(0, line.content.indexOf('Traceback (most recent call last)'));
+  const prefix = new RegExp('^' + head.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\d+/g, '\\d+'));
+  const body: string[] = [];
+  for (let k = 1; ; k++) {
+    const next = line.next(k);
+    if (next === undefined) break;
+    const l = head !== '' ? next.replace(prefix, '') : next;
+    if (l.trim() === '') continue;
+    if (!isTracebackBody(l)) return undefined;
+    body.push(l);
+    if (k > 2000) return undefined;
+  }
+  const frames = framesOf(body);
+  return frames.length > 0 ? frames : undefined;
+}
+
 export const otherFailure: Signature = {
   id: 'other-failure',
   platform: 'cpu',
-  needles: ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION'],
+  needles: ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION',
+    'Traceback (most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '.cu'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '');
     if (text.includes('terminate called after throwing')) {
@@ -165,6 +228,22 @@ export const otherFailure: Signature = {
       if (type === 'ChildFailedError') {
         const rank = rootCauseRank(line);
         if (rank !== undefined) f.rank = rank;
+      }
+      return f;
+    }
+    const cut = /Traceback \(most/.test(text) ? cutTraceback(line, text) : undefined;
+    if (cut) {
+      const f = base(line, 2, 'the log ends inside a Python traceback (its exception line was cut off)', false, [lookAtFailure('the innermost frame of your code in the traceback (the exception itself is not in the log)')]);
+      f.frames = cut;
+      return f;
+    }
+    const native = nativeFailure(line.content);
+    if (native) {
+      const f = base(line, 2, native.name, false, [lookAtFailure(native.what)]);
+      if (native.platform) f.platform = native.platform;
+      if (native.platform === 'npu') {
+        const device = /\bDevice:(\d+)/.exec(line.content);
+        if (device) f.device = Number(device[1]);
       }
       return f;
     }
