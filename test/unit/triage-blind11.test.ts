@@ -94,3 +94,32 @@ describe('the not-oom fallback: more native failures', () => {
     expect(all([...log, 'resuming from checkpoint', 'epoch 4 loss 0.09'].join('\n'))).toEqual([]);
   });
 });
+
+describe('out-of-memory texts of other libraries', () => {
+  const GiB = 1024 ** 3;
+  it('reads GNU MP\'s allocation failure as a host runtime-abort with its size', () => {
+    expect(root('12%|##   | 40/300 [00:03<00:20]GNU MP: Cannot allocate memory (size=123456789012)')).toMatchObject({ kind: 'runtime-abort', platform: 'cpu', catchable: false, requestedBytes: 123456789012 });
+  });
+
+  it('reads MLX\'s Metal allocator failure: an abort when uncaught, else catchable', () => {
+    expect(root('libc++abi: terminating due to uncaught exception of type std::runtime_error: [malloc_or_wait] Unable to allocate 4096 bytes.')).toMatchObject({ kind: 'runtime-abort', platform: 'mps', requestedBytes: 4096 });
+    expect(root('RuntimeError: [metal::malloc] Unable to allocate 2147483648 bytes.')).toMatchObject({ kind: 'catchable-oom', platform: 'mps', requestedBytes: 2 * GiB });
+  });
+
+  it('reads NPP\'s allocation error (managedCuda\'s wording only with NPP named)', () => {
+    expect(root('Unhandled exception: ManagedCuda.NPP.NPPException\n  Message=Device allocation error\n  Source=NPP')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    expect(root('npp call returned NPP_MEMORY_ALLOCATION_ERR')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    expect(all('render: Device allocation error')).toEqual([]);
+  });
+
+  it("reads the BFC allocator's failed allocation with the rounded request and device, not its 'not a failure' warning", () => {
+    const line = '2023-01-01 00:00:00.1: W tensorflow/core/common_runtime/bfc_allocator.cc:479] Allocator (GPU_1_bfc) ran out of memory trying to allocate 1.50GiB (rounded to 1610612736)requested by op conv2d/Conv2D';
+    expect(root(line)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 1, requestedBytes: 1610612736 });
+    expect(all('W bfc_allocator.cc:275] Allocator (GPU_0_bfc) ran out of memory trying to allocate 2.00GiB (rounded to 2147483648) with freed_by_count=0. The caller indicates that this is not a failure, but may mean that there could be performance gains')).toEqual([]);
+  });
+
+  it("reads vLLM's startup free-memory check, wrapped, with free, total and requested", () => {
+    const log = 'ValueError: Free memory on device (10.0/80.0 GiB) on startup is less than desired\nGPU memory utilization (0.9, 72.0 GiB). Decrease GPU memory utilization or\nreduce GPU memory used by other processes.';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', catchable: true, freeBytes: 10 * GiB, deviceTotalBytes: 80 * GiB, requestedBytes: 72 * GiB });
+  });
+});

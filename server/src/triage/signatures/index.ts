@@ -12,13 +12,13 @@ import { signatures as mps } from './mps';
 import { signatures as npu } from './npu';
 import { oomException } from './oomException';
 import { otherFailure, tailHostKill } from './otherFailure';
-import { allocatorDump, otherOom, tfOomHint } from './otherOom';
+import { allocatorDump, namedOom, otherOom, tfOomHint } from './otherOom';
 import { signatures as rocm } from './rocm';
 import type { Signature } from './types';
 import { signatures as xla } from './xla-tpu';
 import { signatures as xpu } from './xpu';
 
-export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ...gaudi, ...mps, ...cuda, ...cpu, ...xla, oomException, otherOom, allocatorDump, tfOomHint];
+export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ...gaudi, ...mps, ...cuda, ...cpu, ...xla, oomException, namedOom, otherOom, allocatorDump, tfOomHint];
 
 /**
  * Run once at the end over the retained tail, only when no signature above found anything (see

@@ -17,6 +17,7 @@ import { formatBytes } from '../../format';
 import type { Platform, SourceFrame } from '../../protocol';
 import { shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
+import { joinNext } from './lineContext';
 import type { Finding, LineView, Signature } from './types';
 
 const OOM_WORDS = /out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted/i;
@@ -206,5 +207,74 @@ export const tfOomHint: Signature = {
       numbers: {},
       fixes: [shrinkPeak()],
     };
+  },
+};
+
+/**
+ * Out-of-memory messages of libraries no platform file covers, each read from its producer's wording
+ * (a catchable-oom fallback, or runtime-abort where the producer aborts):
+ * - GNU MP's allocation failure (gmp memory.c, then abort()): "GNU MP: Cannot allocate memory (size=N)";
+ * - MLX's Metal allocator (mlx/backend/metal/allocator.cpp, std::runtime_error): "[malloc_or_wait] Unable
+ *   to allocate N bytes." (later "[metal::malloc] Unable to allocate N bytes"), an abort when libc++ says
+ *   the exception was uncaught;
+ * - NPP's NPP_MEMORY_ALLOCATION_ERR, as managedCuda's NPPException words it ("Device allocation error");
+ * - TensorFlow's BFC allocator failing an allocation (bfc_allocator.cc: "Allocator (GPU_0_bfc) ran out of
+ *   memory trying to allocate 765.00MiB (rounded to 802160640)requested by op …"), not its "The caller
+ *   indicates that this is not a failure" variant; the request is the rounded size, the device GPU_N;
+ * - vLLM's startup check (vllm/v1/worker/gpu_worker.py, a ValueError): "Free memory on device (8.0/64.0
+ *   GiB) on startup is less than desired GPU memory utilization (0.9, 57.6 GiB)".
+ */
+const GMP = /GNU MP: Cannot allocate memory \(size=(\d+)\)/;
+const MLX = /\[(?:malloc_or_wait|metal::malloc)\] Unable to allocate (\d+) bytes/;
+const NPP = /\bNPP_MEMORY_ALLOCATION_ERR\b|\bDevice allocation error\b/;
+const BFC = /Allocator \((GPU|gpu|XPU|xpu)_(\d+)_bfc\) ran out of memory trying to allocate [\d.]+\s?\w+ \(rounded to (\d+)\)/;
+const VLLM_FREE = /Free memory on device \(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired\s+GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/;
+
+export const namedOom: Signature = {
+  id: 'named-out-of-memory',
+  platform: 'cpu',
+  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ('],
+  match(line) {
+    const text = line.content;
+    const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
+      signature: 'other-out-of-memory',
+      role: 'failure',
+      fallback: 'oom',
+      kind: aborts ? 'runtime-abort' : 'catchable-oom',
+      platform,
+      catchable: !aborts,
+      summary: `Out of memory: ${what}` + (numbers.requestedBytes !== undefined ? ` (${formatBytes(numbers.requestedBytes)} requested)` : ''),
+      explanation:
+        `The log reports that ${what}. ` +
+        (aborts ? 'The process aborted on it, so nothing could catch it.' : 'The error went back to the program, which could have caught it.'),
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers,
+      fixes: [shrinkPeak()],
+    });
+    const gmp = GMP.exec(text);
+    if (gmp) return finding('GNU MP could not allocate memory for a number and aborted', 'cpu', true, { requestedBytes: Number(gmp[1]) });
+    const mlx = MLX.exec(text);
+    if (mlx) return finding('MLX could not allocate Metal memory', 'mps', /terminating due to uncaught exception|terminate called/.test(text), { requestedBytes: Number(mlx[1]) });
+    if (NPP.test(text)) {
+      if (!/NPP_MEMORY_ALLOCATION_ERR/.test(text) && !/\bNPP\b|NPPException/.test(joinNext(line, 3) + (line.previous(1) ?? '') + (line.previous(2) ?? ''))) return undefined;
+      return finding('NPP could not allocate device memory (NPP_MEMORY_ALLOCATION_ERR)', 'cuda', false, {});
+    }
+    const bfc = BFC.exec(text);
+    if (bfc) {
+      if (/not a failure/.test(text)) return undefined;
+      const f = finding(`TensorFlow's BFC allocator (${bfc[1]}_${bfc[2]}_bfc) ran out of device memory`, /xpu/i.test(bfc[1]!) ? 'xpu' : 'cuda', false, { requestedBytes: Number(bfc[3]) });
+      return { ...f, device: Number(bfc[2]) };
+    }
+    if (/Free memory on device \(/.test(text)) {
+      const m = VLLM_FREE.exec(joinNext(line, 1).replace(/\n/g, ' '));
+      if (!m) return undefined;
+      const GiB = 1024 ** 3;
+      return finding(`vLLM found too little free device memory at startup for its gpu_memory_utilization (${m[3]})`, platformNear(line), false, {
+        freeBytes: Math.round(Number(m[1]) * GiB),
+        deviceTotalBytes: Math.round(Number(m[2]) * GiB),
+        requestedBytes: Math.round(Number(m[4]) * GiB),
+      });
+    }
+    return undefined;
   },
 };
