@@ -123,3 +123,21 @@ describe('out-of-memory texts of other libraries', () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', catchable: true, freeBytes: 10 * GiB, deviceTotalBytes: 80 * GiB, requestedBytes: 72 * GiB });
   });
 });
+
+describe('more out-of-memory wordings and details', () => {
+  it('reads a stated allocation failure even when it guesses the cause, and "Failed to allocate X memory"', () => {
+    expect(root('src/Alloc.h:40] GPU memory allocation failed (could be due to insufficient memory)')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    expect(root('ERROR: Failed to allocate host memory! Try a smaller tile size.')).toMatchObject({ kind: 'catchable-oom' });
+    // A hedge alone (advice) is still not a failure.
+    expect(all('error handling: might fail when there is insufficient memory')).toEqual([]);
+  });
+
+  it("reads Twisted's Failure carrying a MemoryError as Python's MemoryError", () => {
+    expect(root("Unhandled error in Deferred:\nRuntimeError: [Failure instance: Traceback: <class 'MemoryError'>: ")).toMatchObject({ kind: 'catchable-oom', platform: 'cpu' });
+  });
+
+  it("gives a not-oom Ascend failure the device of torch_npu's suffix on the line after it", () => {
+    const log = 'Traceback (most recent call last):\n  File "/w/run.py", line 4, in <module>\n    y = x.npu()\nRuntimeError: f.cpp:1 NPU function error: c10_npu::acl::AclrtMemcpy(s), error code is 507011\n[ERROR] 2025-01-01-00:00:00 (PID:77, Device:2, RankID:-1) ERR00100 PTA call acl api failed';
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'npu', device: 2 });
+  });
+});

@@ -19,7 +19,10 @@ import { loadCorpus, ratio, scoreCorpus, type CorpusEntry } from './triage-corpu
  * most misses were failures no signature read, so the engine got two fallbacks (any other failure ->
  * not-oom, any other out-of-memory wording -> catchable-oom) and its other misses were filled as message
  * classes; its floor is the score after that (kind 112/112, exact numbers 205/205; four platform misses
- * are left, logs that name no accelerator but are labelled cuda/xla-tpu from their threads).
+ * are left, logs that name no accelerator but are labelled cuda/xla-tpu from their threads). `blind11` (112
+ * logs, a second set of generic queries) was scored untuned first (kind 58/112, exact numbers 79/108); its
+ * floor is the score after its misses were filled as message classes (host kills told by parents and
+ * cgroups, native failures and cut tracebacks in the not-oom fallback, other libraries' OOM texts).
  */
 const FLOORS = {
   train: { kind: 1, exact: 1 },
@@ -35,9 +38,10 @@ const FLOORS = {
   blind8: { kind: 1, exact: 1 },
   blind9: { kind: 111 / 112, exact: 1 },
   blind10: { kind: 1, exact: 1 },
+  blind11: { kind: 95 / 112, exact: 96 / 108 },
 };
 
-const BATCHES: Partial<Record<keyof typeof FLOORS, string>> = { blind: 'after-engine-freeze', blind2: 'batch-2-after-blind-fixes', blind3: 'batch-3', blind4: 'batch-4', blind5: 'batch-5', blind6: 'batch-6', blind7: 'batch-7', blind8: 'batch-8', blind9: 'batch-9', blind10: 'batch-10' };
+const BATCHES: Partial<Record<keyof typeof FLOORS, string>> = { blind: 'after-engine-freeze', blind2: 'batch-2-after-blind-fixes', blind3: 'batch-3', blind4: 'batch-4', blind5: 'batch-5', blind6: 'batch-6', blind7: 'batch-7', blind8: 'batch-8', blind9: 'batch-9', blind10: 'batch-10', blind11: 'batch-11' };
 
 const inSplit = (e: CorpusEntry, split: keyof typeof FLOORS): boolean => {
   const batch = BATCHES[split];
@@ -56,7 +60,7 @@ describe('triage accuracy on the labelled corpus', () => {
     for (const entry of corpus) expect(entry.sourceUrl).toMatch(/^https:\/\//);
   });
 
-  for (const split of ['train', 'holdout', 'blind', 'blind2', 'blind3', 'blind4', 'blind5', 'blind6', 'blind7', 'blind8', 'blind9', 'blind10'] as const) {
+  for (const split of ['train', 'holdout', 'blind', 'blind2', 'blind3', 'blind4', 'blind5', 'blind6', 'blind7', 'blind8', 'blind9', 'blind10', 'blind11'] as const) {
     it(`keeps kind and exact-number accuracy on the ${split} logs`, async () => {
       const score = await scoreCorpus(corpus.filter((e) => inSplit(e, split)));
       const report = score.misses.join('\n');

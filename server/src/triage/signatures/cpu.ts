@@ -49,7 +49,8 @@ const pythonMemoryError: Signature = {
   platform: 'cpu',
   needles: ['MemoryError'],
   match(line) {
-    if (!MEMORY_ERROR.test(line.content)) return undefined;
+    // Twisted's Failure and Python 2's repr name the type inside the line: "[Failure instance: Traceback: <type 'exceptions.MemoryError'>: ".
+    if (!MEMORY_ERROR.test(line.content) && !/<(?:type|class) '(?:exceptions\.)?MemoryError'>/.test(line.content)) return undefined;
     // Theano/pygpu raise MemoryError for a GPU allocation ("Error allocating N bytes of device memory
     // (out of memory). Driver report …"): that is device memory, read by the other-OOM fallback.
     if (/of device memory/.test(line.content)) return undefined;

@@ -62,7 +62,14 @@ const LAUNCHER = /(?:exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?
 
 function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixes: Fix[]): Finding {
   const platform = platformNear(line);
+  // torch_npu's suffix "(PID:…, Device:N, RankID:…)" on the line or the two after it names the local device.
+  let device: number | undefined;
+  for (let k = 0; k <= 2 && platform === 'npu' && device === undefined; k++) {
+    const m = /\(PID:\d+, Device:(\d+), RankID:-?\d+\)/.exec(k === 0 ? line.content : (line.next(k) ?? ''));
+    if (m) device = Number(m[1]);
+  }
   return {
+    ...(device !== undefined && { device }),
     signature: 'other-failure',
     role: 'failure',
     fallback: 'failure',

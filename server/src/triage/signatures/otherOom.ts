@@ -20,7 +20,9 @@ import { SIZE, toBytes } from '../sizes';
 import { joinNext } from './lineContext';
 import type { Finding, LineView, Signature } from './types';
 
-const OOM_WORDS = /out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted/i;
+const OOM_WORDS = /out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted|memory allocation fail(?:ure|ed)|failed to allocate (?:\w+ ){0,2}memory/i;
+/** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
+const STATED_FAILURE = /memory allocation fail(?:ure|ed)|failed to allocate (?:\w+ ){0,2}memory/i;
 /** The line reports a failure (not advice, a setting or a warning). */
 const FAILURE_WORDS = /error|exception|fatal|fail|abort|\bF\d{4} |Check failed|^\s*\S+:\d+: /i;
 const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not enough|insufficient)|\b(?:except|raise|catch|import)\b/i;
@@ -65,14 +67,16 @@ export function platformNear(line: LineView, back = 30, ahead = 5): Platform {
 export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
-  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted'],
+  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate'],
   match(line) {
     const text = line.content;
     const m = OOM_WORDS.exec(text);
     if (!m) return undefined;
     // Lua's error() has no "error" in it: "file.lua:109: $ Torch: not enough memory", then "stack traceback:".
     const luaError = /^\s*stack traceback:/.test(line.next(1) ?? '');
-    if ((!FAILURE_WORDS.test(text) && !luaError) || NOT_A_FAILURE.test(text)) return undefined;
+    const stated = STATED_FAILURE.exec(text);
+    const hedge = NOT_A_FAILURE.exec(text);
+    if ((!FAILURE_WORDS.test(text) && !luaError) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
     let aborts = ABORTS_HERE.test(text);
     for (let k = 1; k <= 4 && !aborts; k++) if (ABORTS_AFTER.test(line.next(k) ?? '')) aborts = true;
     const numbers: Finding['numbers'] = {};
