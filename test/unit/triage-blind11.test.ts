@@ -141,3 +141,14 @@ describe('more out-of-memory wordings and details', () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'npu', device: 2 });
   });
 });
+
+describe('mistral.rs device mapping and a cut rank prefix', () => {
+  it("reads mistral.rs's 'does not fit on the devices' as a catchable OOM with the devices' free memory", () => {
+    const log = 'Error: This model does not fit on the devices ["metal[0] (avail: 512MB)", "cpu (avail: 1024MB)"], and exceeds total\ncapacity by 900MB. Auto device mapping params: text[max_seq_len: 4096]';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'mps', catchable: true, freeBytes: 1536 * 1024 * 1024 });
+  });
+
+  it('takes the rank of a first line whose "[rankN]:" prefix lost its bracket', () => {
+    expect(root('rank6]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 6 has a total capacity of 79.15 GiB of which 1.00 GiB is free.')).toMatchObject({ rank: 6 });
+  });
+});

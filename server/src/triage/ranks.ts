@@ -2,13 +2,13 @@
  * Rank prefixes that launchers and PyTorch put in front of each line of a multi-process log:
  * `[rank3]:` (torchrun's --log-line-prefix / PyTorch's rank-tagged logging), `[default3]:`
  * (torchrun --tee), `(RayWorkerWrapper pid=4009) [rank1]:` (Ray), `[1787] [rank2]:` (line counters),
- * and vLLM v1's worker prefix `(VllmWorker rank=1 pid=2978)`. Process prefixes that print no rank
+ * a first line whose paste lost the prefix's '[' (`rank4]: …`), and vLLM v1's worker prefix `(VllmWorker rank=1 pid=2978)`. Process prefixes that print no rank
  * (`(EngineCore_0 pid=…)`, `(Worker_TP1 pid=…)`, `(RayWorkerWrapper pid=…)`) give none: a TP index is
  * a rank within one group, not the global rank.
  */
 
 /** A rank prefix near the start of a line, with whatever launcher noise comes before it. */
-const PREFIX = /^(?:.{0,120}?)\[(?:rank|default)(\d+)\]:\s?|^\([\w.-]+ rank=(\d+) pid=\d+[^)]*\)\s?/;
+const PREFIX = /^(?:.{0,120}?)\[(?:rank|default)(\d+)\]:\s?|^(?:rank|default)(\d+)\]:\s?|^\([\w.-]+ rank=(\d+) pid=\d+[^)]*\)\s?/;
 
 export interface RankedLine {
   /** The global rank named by the prefix, when there is one. */
@@ -21,7 +21,7 @@ export interface RankedLine {
 export function splitRank(line: string): RankedLine {
   const match = PREFIX.exec(line);
   if (!match) return { content: line };
-  return { rank: Number(match[1] ?? match[2]), content: line.slice(match[0].length) };
+  return { rank: Number(match[1] ?? match[2] ?? match[3]), content: line.slice(match[0].length) };
 }
 
 /**

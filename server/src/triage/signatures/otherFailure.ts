@@ -31,7 +31,7 @@ const TASK_ROW_ANCHOR = String.raw`\[ *\d+\] +\d+ +\d+ +\d+ +\d+ +\d+`;
 
 /** The tail pass's prefilter (over the ASCII view of the retained tail). */
 export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION', TASK_ROW_ANCHOR, 'container oom ',
-  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b'];
+  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b', 'does not fit on the devices'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -335,6 +335,40 @@ export const tailHostKill: Signature = {
         'The killed process got SIGKILL: no exception, no traceback.',
       numbers: {},
       fixes: [hostMemory],
+      facts: { tier: 2 },
+    };
+  },
+};
+
+/**
+ * mistral.rs's automatic device mapping refusing a model (mistralrs-core device_map, anyhow::bail!, an
+ * error the caller gets): "This model does not fit on the devices [\"cuda[0] (avail: 812MB)\", \"cpu
+ * (avail: 0MB)\"], and exceeds total capacity by 5706MB." Read by the tail pass (no hot anchor in it):
+ * a catchable-oom whose free memory is the sum of the devices' avail, on the accelerator the list names.
+ */
+const DOES_NOT_FIT = /This model does not fit on the devices/;
+
+export const tailModelDoesNotFit: Signature = {
+  id: 'model-does-not-fit',
+  platform: 'cpu',
+  needles: ['does not fit on the devices'],
+  match(line) {
+    if (!DOES_NOT_FIT.test(line.content)) return undefined;
+    const text = [line.content, line.next(1) ?? '', line.next(2) ?? ''].join(' ');
+    const avail = [...text.matchAll(/([\w:\[\]]+) \(avail: (\d+)MB\)/g)];
+    const over = /exceeds total capacity by (\d+)MB/.exec(text);
+    const devices = avail.map((a) => a[1]!).join(' ');
+    const platform = /metal/i.test(devices) ? 'mps' : /cuda/i.test(devices) ? 'cuda' : platformNear(line);
+    return {
+      signature: 'other-out-of-memory',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform,
+      catchable: true,
+      summary: 'Out of memory: the model does not fit on the devices (mistral.rs device mapping)' + (over ? `, ${over[1]} MB short` : ''),
+      explanation: 'mistral.rs added up the memory the model\'s layers need and the memory free on each device, and the model did not fit; it returned an error before loading.',
+      numbers: avail.length > 0 ? { freeBytes: avail.reduce((sum, a) => sum + Number(a[2]) * 1024 * 1024, 0) } : {},
+      fixes: [{ id: 'shrink-model', title: 'Load a smaller or more quantized model (ISQ, GGUF Q4), or give it more devices', rationale: 'The weights alone do not fit in the free memory of the devices listed.' }],
       facts: { tier: 2 },
     };
   },
