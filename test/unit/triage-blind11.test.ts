@@ -152,3 +152,12 @@ describe('mistral.rs device mapping and a cut rank prefix', () => {
     expect(root('rank6]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 6 has a total capacity of 79.15 GiB of which 1.00 GiB is free.')).toMatchObject({ rank: 6 });
   });
 });
+
+describe('a rich traceback box the log ends inside', () => {
+  it('is a not-oom verdict with the frames in the box', () => {
+    const log = ['╭──────────── Traceback (most recent call last) ────────────╮', '│ /home/u/app/fit.py:212 in             │', '│ run_epoch                              │', '│   211 │   loss = step(b)              │', '│ ❱ 212 │   loss.backward()             │'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', userFrames: [{ file: '/home/u/app/fit.py', line: 212 }] });
+    // A box that closes and is followed by its exception line is read as usual, not as cut.
+    expect(root(log + '\n╰──────────────────────────────────────╯\nValueError: nope')!.summary).toMatch(/ValueError/);
+  });
+});

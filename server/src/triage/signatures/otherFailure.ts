@@ -160,6 +160,21 @@ function nativeFailure(text: string): { name: string; platform?: Platform; what:
   return undefined;
 }
 
+/** The frames of a rich traceback box the log ends inside ("│ /path/x.py:450 in fn │"; the function may wrap to the next line). */
+function richCutFrames(line: LineView): SourceFrame[] | undefined {
+  const frames: SourceFrame[] = [];
+  for (let k = 1; ; k++) {
+    const next = line.next(k);
+    if (next === undefined) break;
+    const l = next.trim();
+    if (l === '') continue;
+    if (!/^[│╰]/.test(l) || k > 2000) return undefined;
+    const m = /^│\s*((?:[A-Za-z]:)?[^\s:│]+\.py):(\d+) in\b\s*([^\s│]*)/.exec(l);
+    if (m) frames.push({ file: m[1]!, line: Number(m[2]), function: m[3] || (line.next(k + 1) ?? '').replace(/[│\s]/g, '') });
+  }
+  return frames.length > 0 ? frames : undefined;
+}
+
 /**
  * A Python traceback the log ends inside: the header and frame lines run to the last line, so the
  * exception line was cut (a paste, a crash report cut short, a process killed while printing). The
@@ -167,7 +182,11 @@ function nativeFailure(text: string): { name: string; platform?: Platform; what:
  */
 function cutTraceback(line: LineView, text: string): SourceFrame[] | undefined {
   const at = text.indexOf('Traceback (most recent call last)');
-  if (at < 0 || text.slice(at).replace(/^Traceback \(most recent call last\):?/, '').trim() !== '') return undefined;
+  if (at < 0) return undefined;
+  // rich's traceback box: "╭──── Traceback (most recent call last) ────╮", then "│ …" lines.
+  const rich = /╭[─\s]*$/.test(text.slice(0, at));
+  if (text.slice(at).replace(/^Traceback \(most recent call last\):?/, '').replace(rich ? /[─╮\uFFFD]/g : /$^/, '').trim() !== '') return undefined;
+  if (rich) return richCutFrames(line);
   // A logger's prefix in front of every line ("ERROR 04-29 13:23:34 [core.py:396] "), its digits free to change.
   const head = line.content.slice(0, line.content.indexOf('Traceback (most recent call last)'));
   const prefix = new RegExp('^' + head.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\d+/g, '\\d+'));
