@@ -161,3 +161,18 @@ describe('a rich traceback box the log ends inside', () => {
     expect(root(log + '\n╰──────────────────────────────────────╯\nValueError: nope')!.summary).toMatch(/ValueError/);
   });
 });
+
+describe('tail-pass classes: a lowercase sigkill report, XLA\'s HBM report, Metal command buffer errors', () => {
+  it('reads "worker died with signal sigkill" as host-oom', () => {
+    expect(root('2021-03-03 10:00:00 UTC [Info] Prover worker died with signal sigkill. Restarting')).toMatchObject({ kind: 'host-oom', catchable: false });
+  });
+
+  it("reads XLA's HBM usage report without its status line as a catchable OOM on the TPU", () => {
+    const log = ['Total hbm usage >= 31.20G:', '    reserved        530.00M', '    program          30.10G', '    arguments        600.00M', '', 'Program hbm requirement 30.10G:'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', catchable: true });
+  });
+
+  it('reads a Metal command buffer error other than out-of-memory as not-oom on mps', () => {
+    expect(root('Error: command buffer exited with error status.\n\tThe Metal Performance Shaders operations encoded on it may not have completed.\n\t(IOAF code 2)')).toMatchObject({ kind: 'not-oom', platform: 'mps' });
+  });
+});

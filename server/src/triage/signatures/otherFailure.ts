@@ -31,7 +31,7 @@ const TASK_ROW_ANCHOR = String.raw`\[ *\d+\] +\d+ +\d+ +\d+ +\d+ +\d+`;
 
 /** The tail pass's prefilter (over the ASCII view of the retained tail). */
 export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION', TASK_ROW_ANCHOR, 'container oom ',
-  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b', 'does not fit on the devices'];
+  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b', 'does not fit on the devices', 'Total hbm usage', 'signal sigkill', 'IOAF code'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -155,6 +155,8 @@ function nativeFailure(text: string): { name: string; platform?: Platform; what:
   if (NPU_CODE.test(text) && /error/i.test(text)) return { name: quote(text), platform: 'npu', what: 'the Ascend error code and the plog (ascend log) of the device' };
   if (GLIBC_HEAP.test(text)) return { name: `glibc detected heap corruption: ${quote(text)}`, what: 'the heap corruption (run under valgrind or AddressSanitizer to find the bad write or free)' };
   if (WINDOWS_CRASH.test(text) && /code|status|exception|error|fault/i.test(text)) return { name: `a native crash (${quote(text)})`, what: 'the native crash (0xC0000005 is an access violation; the faulting module is named in the report)' };
+  // Metal's command buffer failing for something other than memory (IOAF code 8 and "Insufficient Memory" are the OOM ones).
+  if (/command buffer exited with error status|\(IOAF code \d+\)/.test(text) && !/IOAF code 8\b|Insufficient Memory|OutOfMemory/.test(text)) return { name: quote(text), platform: 'mps', what: 'the Metal command buffer error (the IOAF code says why the GPU rejected it)' };
   if (CHROMIUM_FATAL.test(text)) return { name: quote(text.replace(/^.*?:FATAL:/, 'FATAL:')), what: 'the fatal check and the component that made it' };
   if (APP_CUDA_CHECK.test(text) && /\berror\b/i.test(text) && /\b(?:CUDA|cuda|Cuda)\b|\.cu\b/.test(text)) return { name: quote(text), platform: 'cuda', what: 'the CUDA call the check names (a non-memory CUDA error)' };
   return undefined;
@@ -323,16 +325,19 @@ export const otherFailure: Signature = {
  * event stream reporting a container's OOM ("<time> container oom <id> (image=…, name=…)",
  * moby daemon/monitor.go, event action "oom").
  */
+/** A worker or child a program reports dead of SIGKILL in words no hot anchor reads ("Snark worker died with signal sigkill"). */
+const DIED_SIGKILL = /\b(?:died|exited|terminated|killed) (?:with|by) signal sigkill\b/i;
 const TASK_ROW = /^(?:.*\]\s*)?\[\s*\d+\]\s+\d+\s+\d+(?:\s+\d+){4,9}\s+-?\d+\s+\S+\s*$/;
 const CONTAINER_OOM = /\bcontainer oom [0-9a-f]{12,64}\b/;
 
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'container oom '],
+  needles: [']', 'container oom ', 'signal sigkill'],
   match(line) {
     const container = CONTAINER_OOM.test(line.content);
-    if (!container) {
+    const died = !container && DIED_SIGKILL.test(line.content);
+    if (!container && !died) {
       if (!TASK_ROW.test(line.content)) return undefined;
       // One row is not a table: two neighbours must be rows too.
       let rows = 0;
@@ -346,9 +351,14 @@ export const tailHostKill: Signature = {
       kind: 'host-oom',
       platform: 'cpu',
       catchable: false,
-      summary: container ? 'Container OOM: docker reported an out-of-memory event for a container (its memory limit was hit)' : 'Host OOM: the kernel OOM killer\'s task table (a process was killed for memory)',
+      summary: container
+        ? 'Container OOM: docker reported an out-of-memory event for a container (its memory limit was hit)'
+        : died
+          ? 'A worker process died of SIGKILL, most likely killed by the host OOM killer'
+          : 'Host OOM: the kernel OOM killer\'s task table (a process was killed for memory)',
       explanation:
-        (container
+        (died ? 'The program reports that a child process died of SIGKILL, the signal the kernel OOM killer sends. ' : '') +
+        (died ? '' : container
           ? 'Docker\'s event stream reports "container oom" when the kernel OOM killer acts inside a container\'s memory cgroup. '
           : 'The kernel prints this table of tasks and their memory only when its OOM killer runs; the lines naming the victim are not in this excerpt. ') +
         'The killed process got SIGKILL: no exception, no traceback.',
@@ -388,6 +398,33 @@ export const tailModelDoesNotFit: Signature = {
       explanation: 'mistral.rs added up the memory the model\'s layers need and the memory free on each device, and the model did not fit; it returned an error before loading.',
       numbers: avail.length > 0 ? { freeBytes: avail.reduce((sum, a) => sum + Number(a[2]) * 1024 * 1024, 0) } : {},
       fixes: [{ id: 'shrink-model', title: 'Load a smaller or more quantized model (ISQ, GGUF Q4), or give it more devices', rationale: 'The weights alone do not fit in the free memory of the devices listed.' }],
+      facts: { tier: 2 },
+    };
+  },
+};
+
+/**
+ * XLA's TPU memory report, printed only inside a RESOURCE_EXHAUSTED status when a program does not fit
+ * in HBM (xla/service memory_space_assignment / TPU compiler: "Total hbm usage >= 9.50G:", "Program hbm
+ * requirement 8.98G:", "Largest program allocations in hbm:"), when an excerpt kept the report and lost
+ * the status line. A catchable-oom on xla-tpu, read by the tail pass.
+ */
+export const tailHbmReport: Signature = {
+  id: 'xla-hbm-report',
+  platform: 'xla-tpu',
+  needles: ['Total hbm usage'],
+  match(line) {
+    if (!/^\s*Total hbm usage >= [\d.]+\s?[KMGTP]?i?B?:?\s*$/.test(line.content)) return undefined;
+    return {
+      signature: 'other-out-of-memory',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'xla-tpu',
+      catchable: true,
+      summary: 'Out of memory on the TPU: XLA\'s HBM usage report (the RESOURCE_EXHAUSTED line itself is not in the log)',
+      explanation: 'XLA prints this breakdown of HBM use (reserved, program, arguments, largest allocations) only when a compiled program does not fit in the TPU\'s HBM; JAX raises it as a RESOURCE_EXHAUSTED error the program could catch.',
+      numbers: {},
+      fixes: [{ id: 'shrink-peak', title: 'Lower the peak: smaller batch or sequence length, sharding, rematerialization (jax.checkpoint)', rationale: 'The program\'s HBM requirement exceeds what the TPU has.' }],
       facts: { tier: 2 },
     };
   },
