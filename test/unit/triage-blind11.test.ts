@@ -176,3 +176,11 @@ describe('tail-pass classes: a lowercase sigkill report, XLA\'s HBM report, Meta
     expect(root('Error: command buffer exited with error status.\n\tThe Metal Performance Shaders operations encoded on it may not have completed.\n\t(IOAF code 2)')).toMatchObject({ kind: 'not-oom', platform: 'mps' });
   });
 });
+
+describe("a fragment of torchrun's failure table", () => {
+  it('reads its traceback row alone as a launcher report (not-oom), with the rank of its entry', () => {
+    expect(root('  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html')).toMatchObject({ kind: 'not-oom', catchable: false });
+    const entry = ['[0]:', '  time      : 2024-01-01_00:00:00', '  host      : node7', '  rank      : 6 (local_rank: 2)', '  exitcode  : 1 (pid: 99)', '  error_file: <N/A>', '  traceback : To enable traceback see: https://pytorch.org/docs/stable/elastic/errors.html'];
+    expect(root(entry.join('\n'))).toMatchObject({ kind: 'not-oom', rank: 6 });
+  });
+});

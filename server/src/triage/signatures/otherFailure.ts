@@ -31,7 +31,7 @@ const TASK_ROW_ANCHOR = String.raw`\[ *\d+\] +\d+ +\d+ +\d+ +\d+ +\d+`;
 
 /** The tail pass's prefilter (over the ASCII view of the retained tail). */
 export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION', TASK_ROW_ANCHOR, 'container oom ',
-  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b', 'does not fit on the devices', 'Total hbm usage', 'signal sigkill', 'IOAF code'];
+  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b', 'does not fit on the devices', 'Total hbm usage', 'signal sigkill', 'IOAF code', 'To enable traceback see'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -58,7 +58,7 @@ const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
 
 const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted \(core dumped\)|^\s*Aborted\s*$|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
-const LAUNCHER = /(?:exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|Received \d+ death signal|BAD TERMINATION/;
+const LAUNCHER = /(?:exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|Received \d+ death signal|BAD TERMINATION|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
 
 function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixes: Fix[]): Finding {
   const platform = platformNear(line);
@@ -210,7 +210,7 @@ export const otherFailure: Signature = {
   id: 'other-failure',
   platform: 'cpu',
   needles: ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION',
-    'Traceback (most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '.cu'],
+    'Traceback (most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '.cu', 'To enable traceback see'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '');
     if (text.includes('terminate called after throwing')) {
@@ -298,8 +298,9 @@ export const otherFailure: Signature = {
       const localRank = /\bexitcode: -?\d+\) local_rank: (\d+)/.exec(text);
       if (localRank) f.rank = Number(localRank[1]);
       // torchrun's failure table: "  rank      : 0 (local_rank: 0)" a line or two above "  exitcode  : 1 (pid: …)".
-      if (/^\s*exitcode\s*:/.test(text)) {
-        for (let k = 1; k <= 3; k++) {
+      // Its "traceback : To enable traceback see: …" row comes two lines further down.
+      if (/^\s*(?:exitcode|traceback)\s*:/.test(text)) {
+        for (let k = 1; k <= 5; k++) {
           const rank = /^\s*rank\s*:\s*(\d+)/.exec(line.previous(k) ?? '');
           if (rank) {
             f.rank = Number(rank[1]);
