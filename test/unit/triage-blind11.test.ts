@@ -63,6 +63,8 @@ describe('the not-oom fallback: more native failures', () => {
     expect(root('kernel.cc:40 launch returned CUDA_ERROR_LAUNCH_TIMEOUT')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
     expect(root('ERROR: unknown error in /opt/app/src/gpu/render.cu at line 77 (error-code 4)')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
     expect(root('[MYLIB CUDA ERROR] an illegal memory access was encountered(CUDA error no.=700). Line no. 12 in file kern.cpp')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    // A setting that mentions CUDA errors is not a failure.
+    expect(all('info: CUDA error checking enabled for kernels in render.cu')).toEqual([]);
     // A status that is an allocation failure is not this class.
     expect(root('========= Program hit cudaErrorMemoryAllocation (error 2) due to "out of memory" on CUDA API call to cudaMalloc.')?.kind).not.toBe('not-oom');
   });

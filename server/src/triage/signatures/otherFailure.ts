@@ -158,7 +158,9 @@ function nativeFailure(text: string): { name: string; platform?: Platform; what:
   // Metal's command buffer failing for something other than memory (IOAF code 8 and "Insufficient Memory" are the OOM ones).
   if (/command buffer exited with error status|\(IOAF code \d+\)/.test(text) && !/IOAF code 8\b|Insufficient Memory|OutOfMemory/.test(text)) return { name: quote(text), platform: 'mps', what: 'the Metal command buffer error (the IOAF code says why the GPU rejected it)' };
   if (CHROMIUM_FATAL.test(text)) return { name: quote(text.replace(/^.*?:FATAL:/, 'FATAL:')), what: 'the fatal check and the component that made it' };
-  if (APP_CUDA_CHECK.test(text) && /\berror\b/i.test(text) && /\b(?:CUDA|cuda|Cuda)\b|\.cu\b/.test(text)) return { name: quote(text), platform: 'cuda', what: 'the CUDA call the check names (a non-memory CUDA error)' };
+  // A failure, not a setting that mentions errors ("CUDA error checking enabled"): "ERROR:", "error-code N", "CUDA ERROR]", "failed".
+  const failed = /\berror\s*[:\]]|error[- ]?(?:code|no)\b|\bfailed\b/i.test(text) || /\bERROR\b/.test(text);
+  if (failed && APP_CUDA_CHECK.test(text) && /\berror\b/i.test(text) && /\b(?:CUDA|cuda|Cuda)\b|\.cu\b/.test(text)) return { name: quote(text), platform: 'cuda', what: 'the CUDA call the check names (a non-memory CUDA error)' };
   return undefined;
 }
 
