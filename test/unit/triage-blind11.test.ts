@@ -45,6 +45,8 @@ describe('the not-oom fallback: platform and rank from the log', () => {
   it('takes the accelerator the rest of the tail names', () => {
     const log = ['Using device cuda:0', ...Array.from({ length: 60 }, (_, i) => `batch ${i}`), 'Traceback (most recent call last):', '  File "/srv/app/run.py", line 3, in <module>', '    go()', 'ValueError: bad shape'].join('\n');
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    // Not when the log says it ran without an accelerator.
+    expect(root(['No GPU found, running on the CPU', ...Array.from({ length: 60 }, (_, i) => `batch ${i}`), 'Traceback (most recent call last):', '  File "/srv/app/run.py", line 3, in <module>', '    go()', 'ValueError: bad shape'].join('\n'))).toMatchObject({ platform: 'cpu' });
     expect(root('F0101 10:00:00.1 99 kern.cu:88] Check failed: status Cuda kernel failed')).toMatchObject({ platform: 'cuda' });
     expect(root('Traceback (most recent call last):\n  File "/u/x/eval.py", line 9, in <module>\n    f()\nRuntimeError: [metal::malloc] Attempting to allocate 1 bytes which is greater than the maximum allowed buffer size')).toMatchObject({ platform: 'mps' });
   });

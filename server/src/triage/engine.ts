@@ -325,7 +325,8 @@ export class TriageEngine {
       // A not-oom failure whose nearby lines name no accelerator takes the one the rest of the retained
       // tail names (a CUDA device banner, frames under torch/cuda or torch_npu, the launcher's GPU list).
       if (chosen.finding.signature === 'other-failure' && chosen.finding.platform === 'cpu') {
-        const named = platformNamedIn(ascii);
+        // Not when the log says it ran without one ("No GPU/TPU found", "CUDA is not available").
+        const named = /\bno (?:GPU|CUDA|TPU|NPU)\b[\w\/ ]{0,20}(?:found|available|detected)|\b(?:CUDA|GPU) (?:is )?not available|cuda\.is_available\(\) (?:is|returned) False/i.test(ascii) ? undefined : platformNamedIn(ascii);
         if (named !== undefined) chosen.finding.platform = named;
       }
       this.sink.add(chosen.finding, chosen.view);
