@@ -188,3 +188,11 @@ describe("a fragment of torchrun's failure table", () => {
     expect(root(entry.join('\n'))).toMatchObject({ kind: 'not-oom', rank: 6 });
   });
 });
+
+describe('user frames', () => {
+  it("skips a Windows Python install's standard library and keeps code typed at the prompt (<stdin>)", () => {
+    const win = 'Traceback (most recent call last):\n  File "app\\run.py", line 30, in main\n  File "c:\\tools\\python39\\lib\\json\\decoder.py", line 337, in decode\nMemoryError';
+    expect(root(win)).toMatchObject({ userFrames: [{ file: 'app\\run.py', line: 30 }] });
+    expect(root('Traceback (most recent call last):\n  File "<stdin>", line 3, in <module>\nMemoryError: memory allocation failed, allocating 4096 bytes')).toMatchObject({ userFrames: [{ file: '<stdin>', line: 3 }] });
+  });
+});

@@ -38,11 +38,12 @@ const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;
 
 /**
  * Paths that belong to Python, the framework or an installed package rather than to the user:
- * site-packages and dist-packages (any OS), the standard library, frozen and synthetic modules
- * (`<frozen …>`, `<stdin>`; a notebook cell, `<ipython-input-…>`, is the user's code), and the
+ * site-packages and dist-packages (any OS), the standard library (also a Windows install's
+ * `…\Python36\lib\`), frozen and synthetic modules (`<frozen …>`, `<string>`; a notebook cell,
+ * `<ipython-input-…>`, and code typed or piped in, `<stdin>`, are the user's code), and the
  * console scripts pip writes into a bin folder (`/usr/bin/torchrun`, `venv/bin/accelerate`).
  */
-const LIBRARY_PATH = /(?:site-packages|dist-packages|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|^<(?!ipython-input-)|[\\/]bin[\\/][\w-]+$)/;
+const LIBRARY_PATH = /(?:site-packages|dist-packages|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|^<(?!ipython-input-|stdin>)|[\\/]bin[\\/][\w-]+$)/;
 
 /**
  * The host prefix pdsh and clush put before every line they relay (`10.0.0.5: `, `node01: `): an
