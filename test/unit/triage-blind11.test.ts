@@ -196,3 +196,10 @@ describe('user frames', () => {
     expect(root('Traceback (most recent call last):\n  File "<stdin>", line 3, in <module>\nMemoryError: memory allocation failed, allocating 4096 bytes')).toMatchObject({ userFrames: [{ file: '<stdin>', line: 3 }] });
   });
 });
+
+describe("IPython's MemoryError header", () => {
+  it('takes the frames printed below the header when the exception line was cut', () => {
+    const log = ['MemoryError                               Traceback (most recent call last)', '<ipython-input-4-0a1b2c3d4e5f> in <module>()', '----> 3 out = build(n)', '', '<ipython-input-2-f0e1d2c3b4a5> in build(n)', '      1 def build(n):', '----> 2     return [0] * n * n'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', userFrames: [{ file: '<ipython-input-2-f0e1d2c3b4a5>', line: 2 }, { file: '<ipython-input-4-0a1b2c3d4e5f>', line: 3 }] });
+  });
+});

@@ -8,6 +8,7 @@ import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
 import { toBytes } from '../sizes';
 import { joinNext, thrownByTerminate } from './lineContext';
+import { ipythonFrames } from './otherFailure';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
 
@@ -56,7 +57,10 @@ const pythonMemoryError: Signature = {
     if (/of device memory/.test(line.content)) return undefined;
     const numpy = NUMPY_REQUEST.exec(line.content);
     const requested = numpy ? toBytes(numpy[1]!, numpy[2]!) : undefined;
+    // IPython's header ("MemoryError      Traceback (most recent call last)") starts the traceback: its frames are below it.
+    const below = /^\s*(?:[A-Za-z_]\w*\.)*_?(?:Array)?MemoryError\s+Traceback \(most recent call last\)/.test(line.content) ? ipythonFrames(line) : [];
     return {
+      ...(below.length > 0 && { frames: below }),
       signature: 'python-memory-error',
       role: 'failure',
       kind: 'catchable-oom',

@@ -94,7 +94,7 @@ function quote(text: string): string {
 }
 
 /** The frames of an IPython traceback whose header is this line, up to its exception line (outermost first). */
-function ipythonFrames(line: LineView): SourceFrame[] {
+export function ipythonFrames(line: LineView): SourceFrame[] {
   const body: string[] = [];
   for (let k = 1; k <= 40; k++) {
     const next = line.next(k);
