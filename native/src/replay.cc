@@ -92,10 +92,8 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
     // About half of a trace's entries are requests (an alloc for each free_completed).
     plan.op.reserve(n);
     plan.request.reserve(n);
-    plan.requestSize.reserve(n / 2 + 1);
-    plan.requestStream.reserve(n / 2 + 1);
+    plan.events = &ev;
     plan.requestEvent.reserve(n / 2 + 1);
-    plan.requestStack.reserve(n / 2 + 1);
     // On long traces the plan's columns are faulted in on another core while pairing fills them.
     std::unique_ptr<Prefaulter> prefaulter;
     if (n >= (1u << 20)) {
@@ -103,10 +101,7 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
           std::vector<Prefaulter::Buffer>{
               {plan.op.data(), n * sizeof(PlanOp), sizeof(PlanOp)},
               {plan.request.data(), n * sizeof(uint32_t), sizeof(uint32_t)},
-              {plan.requestSize.data(), (n / 2 + 1) * sizeof(uint64_t), sizeof(uint64_t) / 2},
-              {plan.requestStream.data(), (n / 2 + 1) * sizeof(uint64_t), sizeof(uint64_t) / 2},
               {plan.requestEvent.data(), (n / 2 + 1) * sizeof(uint32_t), sizeof(uint32_t) / 2},
-              {plan.requestStack.data(), (n / 2 + 1) * sizeof(uint32_t), sizeof(uint32_t) / 2},
           },
           size_t{1} << 20);
     }
@@ -122,18 +117,17 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
             plan.initialOwners.push_back(kNil);
             continue;
           }
-          const auto r = static_cast<uint32_t>(plan.requestSize.size());
+          const auto r = static_cast<uint32_t>(plan.requestEvent.size());
           plan.initialOwners.push_back(r);
-          plan.requestSize.push_back(b.size);
-          plan.requestStream.push_back(seg.stream);
+          plan.initialSize.push_back(b.size);
+          plan.initialStream.push_back(seg.stream);
           plan.requestEvent.push_back(kNil);
-          plan.requestStack.push_back(0);
           requested.push_back(b.state == BlockState::Pending);
           live.put(b.address, r);
         }
       }
     }
-    plan.initialRequests = plan.requestSize.size();
+    plan.initialRequests = plan.requestEvent.size();
     for (uint32_t i = 0; i < n; ++i) {
       const uint32_t e = plan.begin + i;
       const uint32_t action = ev.action[e];
@@ -143,13 +137,10 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
       switch (action) {
         case kAlloc:
         case kOom: {
-          const auto r = static_cast<uint32_t>(plan.requestSize.size());
+          const auto r = static_cast<uint32_t>(plan.requestEvent.size());
           plan.op[i] = action == kAlloc ? PlanOp::Alloc : PlanOp::FailedAlloc;
           plan.request[i] = r;
-          plan.requestSize.push_back(ev.size[e]);
-          plan.requestStream.push_back(static_cast<uint64_t>(ev.stream[e]));
           plan.requestEvent.push_back(i);
-          plan.requestStack.push_back(ev.stack[e]);
           requested.push_back(false);
           if (action == kAlloc) live.put(ev.addr[e], r);
           if (action == kOom) ++plan.recordedOoms;
@@ -191,7 +182,7 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
           break;
       }
     }
-    plan.requests = plan.requestSize.size();
+    plan.requests = plan.requestEvent.size();
     plans.push_back(std::move(plan));
   }
   return plans;
@@ -222,8 +213,9 @@ std::vector<PeakSite> peakSitesAt(const DevicePlan& plan, const std::vector<bool
   std::unordered_map<uint32_t, PeakSite> byStack;
   for (uint64_t r = 0; r < plan.requests; ++r) {
     if (!live[r]) continue;
-    PeakSite& site = byStack.try_emplace(plan.requestStack[r], PeakSite{plan.requestStack[r], 0, 0}).first->second;
-    site.bytes += plan.requestSize[r];
+    const uint32_t stack = plan.stackOf(r);
+    PeakSite& site = byStack.try_emplace(stack, PeakSite{stack, 0, 0}).first->second;
+    site.bytes += plan.sizeOf(r);
     site.count += 1;
   }
   std::vector<PeakSite> sites;
@@ -316,14 +308,14 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
         break;
       case PlanOp::Alloc:
       case PlanOp::FailedAlloc: {
-        const uint32_t b = sim.malloc(plan.requestSize[r], plan.requestStream[r], r);
+        const uint32_t b = sim.malloc(plan.sizeOf(r), plan.streamOf(r), r);
         if (b == kNil) {
           if (!failed.empty()) failed[r] = true;
           if (!result.hasOom) {
             result.hasOom = true;
             result.firstOom.eventIndex = i;
             result.firstOom.allocIndex = r - plan.initialRequests;
-            result.firstOom.sizeBytes = plan.requestSize[r];
+            result.firstOom.sizeBytes = plan.sizeOf(r);
             result.firstOom.stack = 0;
           }
         } else if (plan.op[i] == PlanOp::FailedAlloc) {

@@ -31,10 +31,18 @@ struct DevicePlan {
   uint32_t end = 0;
   std::vector<PlanOp> op;          // Per event.
   std::vector<uint32_t> request;   // Per event: the request it allocates or frees.
-  std::vector<uint64_t> requestSize;
-  std::vector<uint64_t> requestStream;
-  std::vector<uint32_t> requestEvent;  // Event index (within the device) of the request.
-  std::vector<uint32_t> requestStack;  // Stack id of the request (0 for blocks live at the start).
+  std::vector<uint32_t> requestEvent;  // Event index (within the device) of the request; kNil for a live block.
+  // A request's size, stream and stack are its alloc event's (a pointer into the snapshot, which
+  // outlives its plans), so the plan does not copy 20 bytes per request into fresh pages; the
+  // blocks live at the start have their own.
+  const EventColumns* events = nullptr;
+  std::vector<uint64_t> initialSize;
+  std::vector<uint64_t> initialStream;
+  uint64_t sizeOf(uint64_t r) const { return r < initialRequests ? initialSize[r] : events->size[begin + requestEvent[r]]; }
+  uint64_t streamOf(uint64_t r) const {
+    return r < initialRequests ? initialStream[r] : static_cast<uint64_t>(events->stream[begin + requestEvent[r]]);
+  }
+  uint32_t stackOf(uint64_t r) const { return r < initialRequests ? 0 : events->stack[begin + requestEvent[r]]; }
   uint64_t requests = 0;         // Including the blocks already live at the start.
   uint64_t initialRequests = 0;  // Requests 0..initialRequests-1 stand for those live blocks.
   uint64_t unmatchedFrees = 0;   // Frees of blocks the trace never allocated and no reconstruction explains.
