@@ -30,8 +30,8 @@ import type { Finding, LineView, Signature } from './types';
 const TASK_ROW_ANCHOR = String.raw`\[ *\d+\] +\d+ +\d+ +\d+ +\d+ +\d+`;
 
 /** The tail pass's prefilter (over the ASCII view of the retained tail). */
-export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION', TASK_ROW_ANCHOR, 'container oom ',
-  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b', 'does not fit on the devices', 'Total hbm usage', 'signal sigkill', 'IOAF code', 'To enable traceback see'];
+export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'return code', 'SIGTERM', 'death signal', 'BAD TERMINATION', TASK_ROW_ANCHOR, 'container oom ',
+  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b', 'does not fit on the devices', 'Total hbm usage', 'signal sigkill', 'IOAF code', 'To enable traceback see', '\\.cc:\\d+ -> [1-6]\\b'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -148,11 +148,22 @@ const GLIBC_HEAP = /\*\*\* Error in `[^']*': |\b(?:free|malloc|realloc|munmap_ch
 const WINDOWS_CRASH = /\b(?:0x)?[cC]0000(?:005|409|01[dD]|0[fF][dD]|374|096|602)\b/;
 const CHROMIUM_FATAL = /:FATAL:[\w.]+\(\d+\)\]/;
 
+/**
+ * NCCL's error trace: NCCLCHECK and friends (src/include/checks.h) log "NCCL INFO <file>.cc:<line> -> <ncclResult_t>"
+ * at each level a failed call returns through, so a log whose tail is that chain ended in a failed NCCL call
+ * (socket/bootstrap errors, a topology XML it could not read: ncclSystemError 2, ncclInternalError 3, …).
+ * 7 (ncclInProgress) is not an error.
+ */
+const NCCL_TRACE = /\bNCCL INFO [\w/.-]+\.cc:\d+ -> ([1-6])\b/;
+const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
+
 function nativeFailure(text: string): { name: string; platform?: Platform; what: string } | undefined {
   if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|warn/i.test(text)) return undefined;
   const status = RUNTIME_STATUS.exec(text);
   if (status) return { name: quote(text), platform: status[1] === 'hip' ? 'rocm' : 'cuda', what: 'the failed CUDA/HIP call (a launch failure or fault is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)' };
   if (NPU_CODE.test(text) && /error/i.test(text)) return { name: quote(text), platform: 'npu', what: 'the Ascend error code and the plog (ascend log) of the device' };
+  const nccl = NCCL_TRACE.exec(text);
+  if (nccl) return { name: `an NCCL call failed with ${NCCL_RESULTS[Number(nccl[1])]} (${quote(text)})`, what: 'the first NCCL WARN line above the "-> N" trace (a socket, bootstrap or topology error names its cause; rerun with NCCL_DEBUG=INFO on every rank)' };
   if (GLIBC_HEAP.test(text)) return { name: `glibc detected heap corruption: ${quote(text)}`, what: 'the heap corruption (run under valgrind or AddressSanitizer to find the bad write or free)' };
   if (WINDOWS_CRASH.test(text) && /code|status|exception|error|fault/i.test(text)) return { name: `a native crash (${quote(text)})`, what: 'the native crash (0xC0000005 is an access violation; the faulting module is named in the report)' };
   // Metal's command buffer failing for something other than memory (IOAF code 8 and "Insufficient Memory" are the OOM ones).
@@ -211,8 +222,8 @@ function cutTraceback(line: LineView, text: string): SourceFrame[] | undefined {
 export const otherFailure: Signature = {
   id: 'other-failure',
   platform: 'cpu',
-  needles: ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'SIGTERM', 'death signal', 'BAD TERMINATION',
-    'Traceback (most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '.cu', 'To enable traceback see'],
+  needles: ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'return code', 'SIGTERM', 'death signal', 'BAD TERMINATION',
+    'Traceback (most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '.cu', 'To enable traceback see', ' -> '],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '');
     if (text.includes('terminate called after throwing')) {
@@ -255,6 +266,13 @@ export const otherFailure: Signature = {
       const launcher = LAUNCHER_EXCEPTION.test(type);
       const f = base(line, 2, quote(text), !launcher, launcher ? [findTheFirstFailure] : [lookAtFailure(`the ${type} and the innermost frame of your code above it`)]);
       if (headerFrames && headerFrames.length > 0) f.frames = headerFrames;
+      // torch.nn.DataParallel re-raises a replica's exception as "Caught X in replica N on device D."
+      // (parallel_apply.py's ExceptionWrapper); DataParallel replicates onto CUDA devices.
+      const replica = /\bCaught \w+ in replica \d+ on device (\d+)\./.exec(text);
+      if (replica) {
+        f.device = Number(replica[1]);
+        if (f.platform === 'cpu') f.platform = 'cuda';
+      }
       if (type === 'ChildFailedError') {
         const rank = rootCauseRank(line);
         if (rank !== undefined) f.rank = rank;

@@ -41,7 +41,7 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   ['xpu', /\bXPU\b|Level.?Zero|\bSYCL\b|oneAPI/],
   ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*/],
   ['mps', /\bMPS\b|\bMetal\b|\bmetal::|\bmlx\./],
-  ['cuda', /CUDA|\bcuda|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b/],
+  ['cuda', /CUDA|\bcuda|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b/],
 ];
 
 /** The accelerator a text names (the first of PLATFORM_WORDS that matches), or undefined. */
