@@ -45,3 +45,29 @@ describe('the platform of a not-oom verdict from CUDA-only words', () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', device: 3 });
   });
 });
+
+describe('GPU driver faults in the kernel log', () => {
+  it("reads amdgpu's VM page fault report and ring timeout as not-oom on rocm", () => {
+    const log = [
+      'Jan 02 09:10:11 box kernel: amdgpu 0000:03:00.0: amdgpu: [mmhub] page fault (src_id:0 ring:24 vmid:3 pasid:32770)',
+      'Jan 02 09:10:11 box kernel: amdgpu 0000:03:00.0: amdgpu:   in process python3 pid 4242 thread python3 pid 4242)',
+      'Jan 02 09:10:11 box kernel: amdgpu 0000:03:00.0: amdgpu: VM_L2_PROTECTION_FAULT_STATUS:0x00301031',
+      'Jan 02 09:10:11 box kernel: amdgpu 0000:03:00.0: amdgpu:          MORE_FAULTS: 0x1',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+    expect(root('[ 900.1] [drm:amdgpu_job_timedout [amdgpu]] *ERROR* amdgpu 0000:0c:00.0: ring comp_1.2.0 timeout, signaled seq=77, emitted seq=79')).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+  });
+
+  it("reads NVIDIA's 'NVRM: Xid' report as not-oom on cuda", () => {
+    expect(root('[ 5120.33] NVRM: Xid (PCI:0000:b1:00): 31, pid=9981, name=python, Ch 00000008, intr 00000000. MMU Fault: ENGINE GRAPHICS GPCCLIENT_T1_0 faulted @ 0x7f1c_00000000')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+  });
+});
+
+describe('a DataLoader worker signal wrapped by a terminal', () => {
+  it('joins the signal name on the next line', () => {
+    const log = 'RuntimeError: DataLoader worker (pid 90112) is killed by signal: \nBus error. It is possible that dataloader\'s workers are out of shared memory. \nPlease try to raise your shared memory limit.';
+    const v = root(log)!;
+    expect(v).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
+    expect(v.summary).toMatch(/Bus error/);
+  });
+});

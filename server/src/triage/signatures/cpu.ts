@@ -252,7 +252,9 @@ const workerSignal: Signature = {
   platform: 'cpu',
   needles: ['is killed by signal: '],
   match(line) {
-    const m = WORKER_SIGNAL.exec(line.content);
+    // A terminal may wrap the signal's name onto the next line ("…is killed by signal: \nBus error. It is possible…").
+    const text = /is killed by signal:\s*$/.test(line.content) ? `${line.content.trimEnd()} ${(line.next(1) ?? '').trim()}` : line.content;
+    const m = WORKER_SIGNAL.exec(text);
     if (!m || m[2] === 'Killed') return undefined;
     const bus = /^Bus error/.test(m[2]!);
     return {

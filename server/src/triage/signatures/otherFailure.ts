@@ -31,7 +31,7 @@ const TASK_ROW_ANCHOR = String.raw`\[ *\d+\] +\d+ +\d+ +\d+ +\d+ +\d+`;
 
 /** The tail pass's prefilter (over the ASCII view of the retained tail). */
 export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'return code', 'SIGTERM', 'death signal', 'BAD TERMINATION', TASK_ROW_ANCHOR, 'container oom ',
-  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b', 'does not fit on the devices', 'Total hbm usage', 'signal sigkill', 'IOAF code', 'To enable traceback see', '\\.cc:\\d+ -> [1-6]\\b'];
+  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b', 'does not fit on the devices', 'Total hbm usage', 'signal sigkill', 'IOAF code', 'To enable traceback see', '\\.cc:\\d+ -> [1-6]\\b', 'page fault', 'PROTECTION_FAULT', 'NVRM: Xid', 'ring \\S+ timeout'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -155,6 +155,13 @@ const CHROMIUM_FATAL = /:FATAL:[\w.]+\(\d+\)\]/;
  * 7 (ncclInProgress) is not an error.
  */
 const NCCL_TRACE = /\bNCCL INFO [\w/.-]+\.cc:\d+ -> ([1-6])\b/;
+/**
+ * GPU driver faults in the kernel log: amdgpu's VM fault report (gmc_v9_0.c/gmc_v10_0.c/gmc_v11_0.c:
+ * "amdgpu: [gfxhub] page fault (src_id:0 ring:40 vmid:8 pasid:N)", "(GC)VM_L2_PROTECTION_FAULT_STATUS:0x…")
+ * and a ring timeout ("ring gfx_0.0.0 timeout"), rocm; NVIDIA's driver error report ("NVRM: Xid (PCI:…): 79, …"), cuda.
+ */
+const AMDGPU_FAULT = /\bamdgpu\b.*(?:\[\w+hub\] (?:\w+ )?page fault|\bG?C?VM_L2_PROTECTION_FAULT_STATUS|\bring \S+ timeout)/;
+const NVIDIA_XID = /\bNVRM: Xid \(PCI:[\w:.]+\): \d+/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
 function nativeFailure(text: string): { name: string; platform?: Platform; what: string } | undefined {
@@ -162,6 +169,8 @@ function nativeFailure(text: string): { name: string; platform?: Platform; what:
   const status = RUNTIME_STATUS.exec(text);
   if (status) return { name: quote(text), platform: status[1] === 'hip' ? 'rocm' : 'cuda', what: 'the failed CUDA/HIP call (a launch failure or fault is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)' };
   if (NPU_CODE.test(text) && /error/i.test(text)) return { name: quote(text), platform: 'npu', what: 'the Ascend error code and the plog (ascend log) of the device' };
+  if (AMDGPU_FAULT.test(text)) return { name: `the amdgpu driver reported a GPU fault (${quote(text.replace(/^.*?\bamdgpu \S+ /, ''))})`, platform: 'rocm', what: 'the faulting kernel (a page fault is an out-of-bounds or freed-memory access on the GPU; run with AMD_SERIALIZE_KERNEL=3 and HIP_LAUNCH_BLOCKING=1)' };
+  if (NVIDIA_XID.test(text)) return { name: `the NVIDIA driver reported an Xid error (${quote(text)})`, platform: 'cuda', what: 'the Xid code (NVIDIA\'s Xid table: 13/31/43 are application faults, 48/63/64/79/94/95 hardware or driver)' };
   const nccl = NCCL_TRACE.exec(text);
   if (nccl) return { name: `an NCCL call failed with ${NCCL_RESULTS[Number(nccl[1])]} (${quote(text)})`, what: 'the first NCCL WARN line above the "-> N" trace (a socket, bootstrap or topology error names its cause; rerun with NCCL_DEBUG=INFO on every rank)' };
   if (GLIBC_HEAP.test(text)) return { name: `glibc detected heap corruption: ${quote(text)}`, what: 'the heap corruption (run under valgrind or AddressSanitizer to find the bad write or free)' };
@@ -223,7 +232,7 @@ export const otherFailure: Signature = {
   id: 'other-failure',
   platform: 'cpu',
   needles: ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'return code', 'SIGTERM', 'death signal', 'BAD TERMINATION',
-    'Traceback (most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '.cu', 'To enable traceback see', ' -> '],
+    'Traceback (most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '.cu', 'To enable traceback see', ' -> ', 'page fault', 'PROTECTION_FAULT', 'NVRM: Xid', ' timeout'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '');
     if (text.includes('terminate called after throwing')) {
