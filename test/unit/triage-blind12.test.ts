@@ -71,3 +71,12 @@ describe('a DataLoader worker signal wrapped by a terminal', () => {
     expect(v.summary).toMatch(/Bus error/);
   });
 });
+
+describe("cudaMallocAsync's message cut after its first words", () => {
+  it("reads a line ending in 'Allocation on device' as a catchable CUDA OOM", () => {
+    const log = '2025-01-01 12:00:00 ERROR    !!! Exception during processing !!! Allocation on device            execution.py:412\n                    ERROR    Traceback (most recent call last):                          execution.py:413';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+    // Prose that goes on after the words is not the message.
+    expect(all('INFO Allocation on device memory is handled by the pool')).toEqual([]);
+  });
+});

@@ -20,7 +20,7 @@ import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platform
 import type { Fix, Platform } from '../../protocol';
 import { joinNext, thrownByTerminate } from './lineContext';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
-import type { Finding, Signature } from './types';
+import type { Finding, LineView, Signature } from './types';
 
 const CUDA: AllocatorPlatform = {
   signature: 'cuda-caching-allocator',
@@ -50,14 +50,35 @@ const MALLOC_ASYNC_FIELDS = {
   allowedBytes: new RegExp(String.raw`memory fraction\)\s*:\s*${SIZE}`),
 } as const;
 
+/**
+ * The message's head cut where a logger's column ended ("!!! Exception during processing !!! Allocation on device",
+ * then rich's "execution.py:430" location column): the line ends right after the words, with no device and no
+ * numbers. Only cudaMallocAsync's message starts so.
+ */
+function cutMallocAsync(line: LineView): Finding | undefined {
+  if (!/(?:^|[!:>\]]\s*)Allocation on device\s*(?:[\w.-]+\.py:\d+\s*)?$/.test(line.content)) return undefined;
+  return {
+    signature: 'cuda-malloc-async',
+    role: 'failure',
+    kind: 'catchable-oom',
+    platform: 'cuda',
+    catchable: true,
+    summary: 'CUDA out of memory (cudaMallocAsync; its message was cut after "Allocation on device")',
+    explanation: 'The cudaMallocAsync backend could not get an allocation ("Allocation on device N would exceed allowed memory"); the log cut the message before its device and sizes. Its pool returns memory to the driver on its own, so fragmentation settings (max_split_size_mb) do not apply; the working set is too large.',
+    ...(line.rank !== undefined && { rank: line.rank }),
+    numbers: {},
+    fixes: [shrinkPeak()],
+  };
+}
+
 /** backend:cudaMallocAsync (CUDAMallocAsyncAllocator.cpp) prints its numbers one per line. */
 const mallocAsync: Signature = {
   id: 'cuda-malloc-async',
   platform: 'cuda',
-  needles: ['would exceed allowed memory'],
+  needles: ['would exceed allowed memory', 'Allocation on device'],
   match(line) {
     const device = /Allocation on device (\d+) would exceed allowed memory/.exec(line.content);
-    if (!device) return undefined;
+    if (!device) return cutMallocAsync(line);
     // Embedded in another program's string (a Rust panic's Debug of the Python error, a JSON field), the
     // message's line breaks are printed as "\\n" escapes on one line.
     const text = joinNext(line, 8).replace(/\\n/g, '\n');
