@@ -80,3 +80,23 @@ describe("cudaMallocAsync's message cut after its first words", () => {
     expect(all('INFO Allocation on device memory is handled by the pool')).toEqual([]);
   });
 });
+
+describe("XLA's out-of-memory status with TensorFlow's BFC allocator on a GPU", () => {
+  it('takes cuda and the device from a named GPU_N_bfc allocator', () => {
+    const log = [
+      "2024-03-03 10:00:00.1: W external/xla/xla/tsl/framework/bfc_allocator.cc:291] Allocator (GPU_2_bfc) ran out of memory trying to allocate 2.10GiB with freed_by_count=0.",
+      'jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 2254857830 bytes.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 2 });
+  });
+
+  it("takes cuda, the limit and the bytes in use from BFC's Stats block above the status", () => {
+    const log = [
+      '[info] Stats: ', 'Limit:                      7000000000', 'InUse:                      6500000000', 'MaxInUse:                   6600000000', '',
+      '[error] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 104857600 bytes.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', allowedBytes: 7000000000, allocatedBytes: 6500000000 });
+    // Without the block (and no GPU named) XLA's words stay a TPU's.
+    expect(root('[error] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 104857600 bytes.')).toMatchObject({ platform: 'xla-tpu' });
+  });
+});

@@ -59,7 +59,40 @@ const CUT_STATUS = /(?:RESOURCE_EXHAUSTED|Resource exhausted): (\S.*)?$/;
  * The platform convention: an XLA message is read as a TPU's unless the log names a GPU or CUDA (the
  * message's "device:GPU:0", JAX's "found GPU …", CUDA library paths): XLA prints the same words on both.
  */
-const NAMES_GPU = /\bGPU\b(?!\s*\/\s*TPU found)|\bgpu:\d|\bCUDA\b|\bcuda\b/;
+const NAMES_GPU = /\bGPU\b(?!\s*\/\s*TPU found)|\bgpu:\d|\bCUDA\b|\bcuda\b|\bGPU_\d+_bfc\b/;
+/** TensorFlow/XLA's BFC allocator of one GPU ("Allocator (GPU_0_bfc) ran out of memory …", bfc_allocator.cc). */
+const GPU_BFC = /\bGPU_(\d+)_bfc\b/;
+
+/** BFC's "Stats:" block within the 40 lines above (bfc_allocator.cc DumpMemoryLog: "Limit:  N", "InUse:  N"). */
+function bfcStatsAbove(line: LineView): { limit?: number; inUse?: number } | undefined {
+  let limit: number | undefined;
+  let inUse: number | undefined;
+  for (let k = 1; k <= 40; k++) {
+    const above = line.previous(k);
+    if (above === undefined) break;
+    const l = /^\s*Limit:\s+(\d+)\s*$/.exec(above);
+    const u = /^\s*InUse:\s+(\d+)\s*$/.exec(above);
+    if (l && limit === undefined) limit = Number(l[1]);
+    if (u && inUse === undefined) inUse = Number(u[1]);
+    if (/\bStats:\s*$/.test(above)) return limit !== undefined && inUse !== undefined ? { limit, inUse } : undefined;
+  }
+  return undefined;
+}
+
+/** The device of the GPU BFC allocator the lines above (or just below) name, if one is named. */
+function bfcDevice(line: LineView): number | undefined {
+  for (let k = 0; k <= PLATFORM_LOOKBACK_LINES; k++) {
+    const above = k === 0 ? line.content : line.previous(k);
+    if (above === undefined) break;
+    const m = GPU_BFC.exec(above);
+    if (m) return Number(m[1]);
+  }
+  for (let k = 1; k <= 12; k++) {
+    const m = GPU_BFC.exec(line.next(k) ?? '');
+    if (m) return Number(m[1]);
+  }
+  return undefined;
+}
 const NAMES_TPU = /\bTPU\b|\btpu_worker\b|\bHBM\d?\b/;
 const PLATFORM_LOOKBACK_LINES = 400;
 
@@ -182,11 +215,18 @@ const resourceExhausted: Signature = {
       summary = `Process aborted: ${summary}`;
       explanation += ' The runtime treated the error as fatal (a failed check) and aborted the process, so no exception reached the program.';
     }
+    // BFC's DumpMemoryLog "Stats:" block (Limit:/InUse: one per line) printed just above the status is the
+    // stream-executor GPU client's allocator: TPUs do not use BFC. Its numbers are the limit and the bytes in use.
+    const stats = bfcStatsAbove(line);
+    const gpu = stats !== undefined || namesGpu(line, c);
+    if (gpu && device === undefined) device = bfcDevice(line);
+    if (stats?.limit !== undefined && numbers.allowedBytes === undefined) numbers.allowedBytes = stats.limit;
+    if (stats?.inUse !== undefined && numbers.allocatedBytes === undefined) numbers.allocatedBytes = stats.inUse;
     return {
       signature: 'xla-resource-exhausted',
       role: 'failure',
       kind: fatal ? 'runtime-abort' : 'catchable-oom',
-      platform: namesGpu(line, c) ? 'cuda' : 'xla-tpu',
+      platform: gpu ? 'cuda' : 'xla-tpu',
       catchable: !fatal,
       summary,
       explanation,
