@@ -100,3 +100,12 @@ describe("XLA's out-of-memory status with TensorFlow's BFC allocator on a GPU", 
     expect(root('[error] Execution of replica 0 failed: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 104857600 bytes.')).toMatchObject({ platform: 'xla-tpu' });
   });
 });
+
+describe("ProcessGroupNCCL's 'Some NCCL operations have failed or timed out' alone", () => {
+  it('is a hang with its rank when no failed call or lost peer is named', () => {
+    const line = '[rank5]:[E301 12:00:00.123 ProcessGroupNCCL.cpp:700] [Rank 5] Some NCCL operations have failed or timed out. Due to the asynchronous nature of CUDA kernels, subsequent GPU operations might run on corrupted/incomplete data.';
+    expect(root(line)).toMatchObject({ kind: 'hang', platform: 'cuda', rank: 5, catchable: false });
+    // With a lost peer named after it, it stays the NCCL error it reports.
+    expect(root(`${line}\nNCCL error: remote process exited or there was a network error`)).toMatchObject({ kind: 'not-oom' });
+  });
+});

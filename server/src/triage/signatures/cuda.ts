@@ -439,6 +439,23 @@ const ncclError: Signature = {
     const transport = /NCCL WARN NET\/(?:IB|Socket)\b|NCCL WARN Net : /.test(line.content);
     if (line.content.includes('NCCL WARN NET/') && !transport) return undefined;
     const network = transport || NCCL_NETWORK.test(joinNext(line, 6));
+    // ProcessGroupNCCL's teardown line with no failed call or lost peer named is the watchdog's: a collective
+    // that did not finish (a hang). A failed call elsewhere in the log is its own finding, which outranks a hang.
+    if (!network && /Some NCCL operations have failed or timed out/.test(line.content)) {
+      const rank = line.rank ?? inlineRank(line.content);
+      return {
+        signature: 'nccl-error',
+        role: 'timeout',
+        kind: 'hang',
+        platform: 'cuda',
+        catchable: false,
+        summary: 'ProcessGroupNCCL took the process down: some NCCL operations failed or timed out',
+        explanation: 'ProcessGroupNCCL\'s watchdog found a collective that did not complete and tore the process down. The log names no failed call or lost peer, so a collective that never finished (a rank that did not arrive) is the likely cause.',
+        ...(rank !== undefined && { rank }),
+        numbers: {},
+        fixes: [findTheRootRank, NCCL_DEBUG_FIX],
+      };
+    }
     return {
       signature: 'nccl-error',
       role: 'nccl-error',
