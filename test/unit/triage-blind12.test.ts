@@ -109,3 +109,15 @@ describe("ProcessGroupNCCL's 'Some NCCL operations have failed or timed out' alo
     expect(root(`${line}\nNCCL error: remote process exited or there was a network error`)).toMatchObject({ kind: 'not-oom' });
   });
 });
+
+describe("PyTorch's allocator message listing this process by a container's pid", () => {
+  it("reads the one 'Process N has X memory in use' holding all PyTorch reserved as this process", () => {
+    const msg = (inUse: string) => `torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 96.00 MiB. GPU 0 has a total capacity of 22.05 GiB of which 11.12 MiB is free. Process 4711 has ${inUse} memory in use. Of the allocated memory 21.50 GiB is allocated by PyTorch, and 300.00 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.`;
+    expect(root(msg('22.03 GiB'))).toMatchObject({ kind: 'catchable-oom', processInUseBytes: Math.round(22.03 * 1024 ** 3) });
+    // A process holding less than PyTorch reserved, or less than the device's used memory, is another process.
+    expect(root(msg('2.00 GiB'))!.processInUseBytes).toBeUndefined();
+    // One that holds PyTorch's reserved but well short of the device's used memory is not taken either.
+    expect(root(msg('22.00 GiB').replace('GPU 0 has a total capacity of 22.05 GiB', 'GPU 0 has a total capacity of 40.00 GiB'))!.processInUseBytes).toBeUndefined();
+    expect(root(msg('24.00 GiB'))).toMatchObject({ processInUseBytes: 24 * 1024 ** 3 });
+  });
+});

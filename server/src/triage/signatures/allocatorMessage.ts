@@ -95,7 +95,21 @@ function readNewFormat(rest: string, result: AllocatorMessage): AllocatorMessage
   set('allowedBytes', bytesOf(NEW_ALLOWED.exec(rest)));
   set('allocatedBytes', bytesOf(NEW_ALLOCATED.exec(rest)));
   set('reservedUnallocatedBytes', bytesOf(NEW_UNALLOCATED.exec(rest)));
-  result.otherProcesses = [...rest.matchAll(OTHER_PROCESS)].length;
+  const listed = [...rest.matchAll(OTHER_PROCESS)];
+  result.otherProcesses = listed.length;
+  // PyTorch names the process by the pid NVML reports; inside a container (Colab, Docker) that is not
+  // getpid(), so this process is listed as "Process N has X memory in use". With no "this process has"
+  // sentence, one listed process that holds all the device's used memory (total - free, within 1% or
+  // 256 MiB) and at least all PyTorch reserved (allocated + reserved but unallocated) is this process:
+  // no other process could hold PyTorch's memory.
+  if (listed.length === 1 && n.processInUseBytes === undefined && n.allocatedBytes !== undefined && n.deviceTotalBytes !== undefined && n.freeBytes !== undefined) {
+    const inUse = bytesOf(listed[0]!);
+    const used = n.deviceTotalBytes - n.freeBytes;
+    if (inUse !== undefined && inUse >= n.allocatedBytes + (n.reservedUnallocatedBytes ?? 0) && used - inUse <= Math.max(256 * 1024 ** 2, 0.01 * n.deviceTotalBytes)) {
+      n.processInUseBytes = inUse;
+      result.otherProcesses = 0;
+    }
+  }
   const privatePool = bytesOf(NEW_PRIVATE.exec(rest));
   if (privatePool !== undefined) result.privatePoolBytes = privatePool;
   return result;
