@@ -121,3 +121,10 @@ describe("PyTorch's allocator message listing this process by a container's pid"
     expect(root(msg('24.00 GiB'))).toMatchObject({ processInUseBytes: 24 * 1024 ** 3 });
   });
 });
+
+describe("a cuBLAS/cuDNN status check that prints its device", () => {
+  it("takes the device from 'device index: N' / 'device: N'", () => {
+    expect(root('Error: CUBLAS error at /src/bench/gemm.cpp:88: error code = 14 (CUBLAS_STATUS_INTERNAL_ERROR), device index: 5')).toMatchObject({ kind: 'not-oom', platform: 'cuda', device: 5 });
+    expect(root('[fatal] cudnnConvolutionForward returned CUDNN_STATUS_EXECUTION_FAILED on device: 3')).toMatchObject({ kind: 'not-oom', device: 3 });
+  });
+});

@@ -740,13 +740,16 @@ const libraryStatus: Signature = {
     if (!m || m[2] === 'SUCCESS') return undefined;
     const library = { CUDNN: 'cuDNN', CUBLAS: 'cuBLAS', CUSOLVER: 'cuSOLVER', CUSPARSE: 'cuSPARSE' }[m[1] as 'CUDNN' | 'CUBLAS' | 'CUSOLVER' | 'CUSPARSE'];
     const advice = libraryStatusAdvice(m[2]!);
+    // onnxruntime's "GPU=N"; an application's check that prints the device ("…(CUBLAS_STATUS_NOT_INITIALIZED), device index: 7").
+    const named = ORT_DEVICE.exec(line.content) ?? /\bdevice(?: index| id)?\s*[:=]\s*(\d+)\b/i.exec(line.content);
+    const device = named ? Number(named[1]) : undefined;
     return {
       signature: 'cuda-library-status',
       role: 'failure',
       kind: 'not-oom',
       platform: 'cuda',
       catchable: !thrownByTerminate(line),
-      ...(ORT_DEVICE.test(line.content) && { device: Number(ORT_DEVICE.exec(line.content)![1]) }),
+      ...(device !== undefined && { device }),
       summary: `Not an OOM: ${library} failed with ${m[0]}`,
       explanation: `${library} returned ${m[0]}: ${advice.meaning}. Its out-of-memory status is ${m[1]}_STATUS_ALLOC_FAILED, which this is not.`,
       ...(line.rank !== undefined && { rank: line.rank }),
