@@ -128,3 +128,10 @@ describe("a cuBLAS/cuDNN status check that prints its device", () => {
     expect(root('[fatal] cudnnConvolutionForward returned CUDNN_STATUS_EXECUTION_FAILED on device: 3')).toMatchObject({ kind: 'not-oom', device: 3 });
   });
 });
+
+describe('a number broken by a fixed-width wrap', () => {
+  it('joins the digits of a size split at the line end', () => {
+    const log = 'RuntimeError: CUDA out of memory. Tried to allocate 20.00 MiB (GPU 1; 11.17 GiB total capacity; 10.51 GiB already allocated; 1.81 MiB free; 10.5\n2 GiB reserved in total by PyTorch)';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', device: 1, reservedBytes: Math.round(10.52 * 1024 ** 3) });
+  });
+});

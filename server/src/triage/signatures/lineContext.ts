@@ -66,7 +66,9 @@ export function softWrapped(line: LineView, complete: (text: string) => boolean,
   for (let k = 1; k <= maxLines; k++) {
     const next = line.next(k);
     if (next === undefined || next.trim() === '' || restarts.test(next) || /Traceback \(most recent call last\)|^\s*File "/.test(next)) break;
-    text = `${text.trimEnd()} ${next.trim()}`;
+    // A number broken by a fixed-width wrap ("… 16.9" / "4 GiB reserved …") is one number: the messages
+    // these read never end a line on a bare number (a size always has its unit after it).
+    text = /[\d.]$/.test(text) && /^[\d.]/.test(next) ? `${text}${next.trim()}` : `${text.trimEnd()} ${next.trim()}`;
     if (complete(text)) return text;
   }
   return text === line.content ? undefined : text;
