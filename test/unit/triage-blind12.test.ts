@@ -135,3 +135,13 @@ describe('a number broken by a fixed-width wrap', () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', device: 1, reservedBytes: Math.round(10.52 * 1024 ** 3) });
   });
 });
+
+describe("torchrun's SIGTERM to the other workers after one rank's output", () => {
+  it('takes the rank when the lines above were printed by one rank only', () => {
+    const above = ['[rank3]: tensor at position 12:', "[rank3]: saved metadata: {'shape': torch.Size([64])}", "[rank3]: recomputed metadata: {'shape': torch.Size([0])}"];
+    const sigterm = 'W0101 00:00:01.000000 77 site-packages/torch/distributed/elastic/multiprocessing/api.py:897] Sending process 81 closing signal SIGTERM';
+    expect(root([...above, '', sigterm].join('\n'))).toMatchObject({ kind: 'not-oom', rank: 3 });
+    // Two ranks printing above it name no single one.
+    expect(root(['[rank1]: x', '[rank2]: y', sigterm].join('\n'))!.rank).toBeUndefined();
+  });
+});

@@ -323,6 +323,18 @@ export const otherFailure: Signature = {
         }
       }
       const f = base(line, 1, quote(text), false, [findTheFirstFailure]);
+      // torchrun stopping the other workers ("Sending process N closing signal SIGTERM") after one failed: when
+      // the output just above it was printed by one rank only ("[rank0]: …" lines, torchrun --tee/log prefix),
+      // that rank is the one that failed.
+      if (/closing signal SIGTERM/.test(text)) {
+        const ranks = new Set<string>();
+        for (let k = 1; k <= 40; k++) {
+          if (line.previous(k) === undefined) break;
+          const r = line.previousRank(k);
+          if (r !== undefined) ranks.add(String(r));
+        }
+        if (ranks.size === 1) f.rank = Number([...ranks][0]);
+      }
       // torch.distributed.elastic's "failed (exitcode: 1) local_rank: 0 (pid: N) of binary: …" names the failed worker.
       const localRank = /\bexitcode: -?\d+\) local_rank: (\d+)/.exec(text);
       if (localRank) f.rank = Number(localRank[1]);
