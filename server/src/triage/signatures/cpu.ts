@@ -123,7 +123,7 @@ const tensorflowCpu: Signature = {
 };
 
 /** A kill for memory: one verdict per log, whichever of its traces (dmesg, shell, launcher) were captured. */
-function hostKill(line: LineView, summary: string, numbers: Finding['numbers'], rank: number | undefined): Finding {
+function hostKill(line: LineView, summary: string, numbers: Finding['numbers'], rank: number | undefined, explanation?: string): Finding {
   return {
     signature: 'host-oom-kill',
     role: 'host-kill',
@@ -132,13 +132,56 @@ function hostKill(line: LineView, summary: string, numbers: Finding['numbers'], 
     catchable: false,
     summary,
     explanation:
+      explanation ??
       'The process was killed with SIGKILL for using too much host memory (the kernel OOM killer or the job\'s cgroup limit). ' +
-      'Nothing in the program runs after that: no exception, no traceback, no cleanup. The last lines of the log show where it was, not why.',
+        'Nothing in the program runs after that: no exception, no traceback, no cleanup. The last lines of the log show where it was, not why.',
     ...(rank !== undefined ? { rank } : line.rank !== undefined ? { rank: line.rank } : {}),
     numbers,
     fixes: [hostMemory],
   };
 }
+
+/** A worker or child a program reports dead of SIGKILL in words no hot anchor reads ("Snark worker died with signal sigkill"). */
+const DIED_SIGKILL = /\b(?:died|exited|terminated|killed) (?:with|by) signal sigkill\b/i;
+const TASK_ROW = /^(?:.*\]\s*)?\[\s*\d+\]\s+\d+\s+\d+(?:\s+\d+){4,9}\s+-?\d+\s+\S+\s*$/;
+const CONTAINER_OOM = /\bcontainer oom [0-9a-f]{12,64}\b/;
+
+/**
+ * Host kills with no word the hot scan anchors on, read by the tail pass: the kernel OOM killer's task
+ * table (mm/oom_kill.c dump_tasks: "[  pid  ]   uid  tgid total_vm      rss … oom_score_adj name", one
+ * row per task; printed only when the OOM killer runs) when an excerpt kept only its rows, and docker's
+ * event stream reporting a container's OOM ("<time> container oom <id> (image=…, name=…)",
+ * moby daemon/monitor.go, event action "oom").
+ */
+export const tailHostKill: Signature = {
+  id: 'tail-host-kill',
+  platform: 'cpu',
+  needles: [']', 'container oom ', 'signal sigkill'],
+  match(line) {
+    const container = CONTAINER_OOM.test(line.content);
+    const died = !container && DIED_SIGKILL.test(line.content);
+    if (!container && !died) {
+      if (!TASK_ROW.test(line.content)) return undefined;
+      // One row is not a table: two neighbours must be rows too.
+      let rows = 0;
+      for (const k of [1, 2]) if (TASK_ROW.test(line.next(k) ?? '')) rows++;
+      for (const k of [1, 2]) if (TASK_ROW.test(line.previous(k) ?? '')) rows++;
+      if (rows < 2) return undefined;
+    }
+    const summary = container
+      ? 'Container OOM: docker reported an out-of-memory event for a container (its memory limit was hit)'
+      : died
+        ? 'A worker process died of SIGKILL, most likely killed by the host OOM killer'
+        : 'Host OOM: the kernel OOM killer\'s task table (a process was killed for memory)';
+    const why = died
+      ? 'The program reports that a child process died of SIGKILL, the signal the kernel OOM killer sends. '
+      : container
+        ? 'Docker\'s event stream reports "container oom" when the kernel OOM killer acts inside a container\'s memory cgroup. '
+        : 'The kernel prints this table of tasks and their memory only when its OOM killer runs; the lines naming the victim are not in this excerpt. ';
+    // Tier 2: the tail pass ranks it as the failure itself, not a launcher's report of one.
+    return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
+  },
+};
 
 const KB = /anon-rss:\s*([\d,]+)\s*kB/;
 

@@ -55,6 +55,10 @@ const MALLOC_ASYNC_FIELDS = {
  * then rich's "execution.py:430" location column): the line ends right after the words, with no device and no
  * numbers. Only cudaMallocAsync's message starts so.
  */
+/** Why cudaMallocAsync's OOM is not fragmentation, for both readings of its message. */
+const MALLOC_ASYNC_NOT_FRAGMENTATION =
+  'Its pool returns memory to the driver on its own, so fragmentation settings (max_split_size_mb) do not apply; the working set is too large.';
+
 function cutMallocAsync(line: LineView): Finding | undefined {
   if (!/(?:^|[!:>\]]\s*)Allocation on device\s*(?:[\w.-]+\.py:\d+\s*)?$/.test(line.content)) return undefined;
   return {
@@ -64,7 +68,7 @@ function cutMallocAsync(line: LineView): Finding | undefined {
     platform: 'cuda',
     catchable: true,
     summary: 'CUDA out of memory (cudaMallocAsync; its message was cut after "Allocation on device")',
-    explanation: 'The cudaMallocAsync backend could not get an allocation ("Allocation on device N would exceed allowed memory"); the log cut the message before its device and sizes. Its pool returns memory to the driver on its own, so fragmentation settings (max_split_size_mb) do not apply; the working set is too large.',
+    explanation: 'The cudaMallocAsync backend could not get an allocation ("Allocation on device N would exceed allowed memory"); the log cut the message before its device and sizes. ' + MALLOC_ASYNC_NOT_FRAGMENTATION,
     ...(line.rank !== undefined && { rank: line.rank }),
     numbers: {},
     fixes: [shrinkPeak()],
@@ -104,7 +108,7 @@ const mallocAsync: Signature = {
         `The cudaMallocAsync backend could not get ${formatBytes(requested)}` +
         (numbers.allocatedBytes !== undefined ? ` with ${formatBytes(numbers.allocatedBytes)} already allocated` : '') +
         (numbers.deviceTotalBytes !== undefined ? ` on a ${formatBytes(numbers.deviceTotalBytes)} device` : '') +
-        '. Its pool returns memory to the driver on its own, so fragmentation settings (max_split_size_mb) do not apply; the working set is too large.',
+        '. ' + MALLOC_ASYNC_NOT_FRAGMENTATION,
       device: Number(device[1]),
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers,

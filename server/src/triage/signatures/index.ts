@@ -5,13 +5,13 @@
  * alone comes last: it reads only what no platform's message signature claimed; after it, the
  * fallback for any other out-of-memory wording (otherOom.ts), which yields to every other finding.
  */
-import { signatures as cpu } from './cpu';
+import { signatures as cpu, tailHostKill } from './cpu';
 import { signatures as cuda } from './cuda';
 import { signatures as gaudi } from './gaudi';
 import { signatures as mps } from './mps';
 import { signatures as npu } from './npu';
 import { oomException } from './oomException';
-import { otherFailure, tailHbmReport, tailHostKill, tailModelDoesNotFit } from './otherFailure';
+import { otherFailure, tailHbmReport, tailModelDoesNotFit } from './otherFailure';
 import { allocatorDump, namedOom, otherOom, tfOomHint } from './otherOom';
 import { signatures as rocm } from './rocm';
 import type { Signature } from './types';

@@ -361,57 +361,6 @@ export const otherFailure: Signature = {
  * last finding. A rank the launcher's lines named fills a chosen finding that has none.
  */
 /**
- * Host kills with no word the hot scan anchors on, read by the tail pass: the kernel OOM killer's task
- * table (mm/oom_kill.c dump_tasks: "[  pid  ]   uid  tgid total_vm      rss … oom_score_adj name", one
- * row per task; printed only when the OOM killer runs) when an excerpt kept only its rows, and docker's
- * event stream reporting a container's OOM ("<time> container oom <id> (image=…, name=…)",
- * moby daemon/monitor.go, event action "oom").
- */
-/** A worker or child a program reports dead of SIGKILL in words no hot anchor reads ("Snark worker died with signal sigkill"). */
-const DIED_SIGKILL = /\b(?:died|exited|terminated|killed) (?:with|by) signal sigkill\b/i;
-const TASK_ROW = /^(?:.*\]\s*)?\[\s*\d+\]\s+\d+\s+\d+(?:\s+\d+){4,9}\s+-?\d+\s+\S+\s*$/;
-const CONTAINER_OOM = /\bcontainer oom [0-9a-f]{12,64}\b/;
-
-export const tailHostKill: Signature = {
-  id: 'tail-host-kill',
-  platform: 'cpu',
-  needles: [']', 'container oom ', 'signal sigkill'],
-  match(line) {
-    const container = CONTAINER_OOM.test(line.content);
-    const died = !container && DIED_SIGKILL.test(line.content);
-    if (!container && !died) {
-      if (!TASK_ROW.test(line.content)) return undefined;
-      // One row is not a table: two neighbours must be rows too.
-      let rows = 0;
-      for (const k of [1, 2]) if (TASK_ROW.test(line.next(k) ?? '')) rows++;
-      for (const k of [1, 2]) if (TASK_ROW.test(line.previous(k) ?? '')) rows++;
-      if (rows < 2) return undefined;
-    }
-    return {
-      signature: 'host-oom-kill',
-      role: 'host-kill',
-      kind: 'host-oom',
-      platform: 'cpu',
-      catchable: false,
-      summary: container
-        ? 'Container OOM: docker reported an out-of-memory event for a container (its memory limit was hit)'
-        : died
-          ? 'A worker process died of SIGKILL, most likely killed by the host OOM killer'
-          : 'Host OOM: the kernel OOM killer\'s task table (a process was killed for memory)',
-      explanation:
-        (died ? 'The program reports that a child process died of SIGKILL, the signal the kernel OOM killer sends. ' : '') +
-        (died ? '' : container
-          ? 'Docker\'s event stream reports "container oom" when the kernel OOM killer acts inside a container\'s memory cgroup. '
-          : 'The kernel prints this table of tasks and their memory only when its OOM killer runs; the lines naming the victim are not in this excerpt. ') +
-        'The killed process got SIGKILL: no exception, no traceback.',
-      numbers: {},
-      fixes: [hostMemory],
-      facts: { tier: 2 },
-    };
-  },
-};
-
-/**
  * mistral.rs's automatic device mapping refusing a model (mistralrs-core device_map, anyhow::bail!, an
  * error the caller gets): "This model does not fit on the devices [\"cuda[0] (avail: 812MB)\", \"cpu
  * (avail: 0MB)\"], and exceeds total capacity by 5706MB." Read by the tail pass (no hot anchor in it):
