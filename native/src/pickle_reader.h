@@ -99,30 +99,33 @@ class Memo {
   size_t size() const { return slots_.size(); }
   void reserve(size_t n) { slots_.reserve(n); }
   const void* data() const { return slots_.data(); }
-  size_t capacityBytes() const { return slots_.capacity() * sizeof(Slot); }
+  size_t capacityBytes() const { return slots_.capacity() * sizeof(uint64_t); }
   void resize(size_t n) { slots_.resize(n); }
-  Tag tag(size_t i) const { return slots_[i].tag; }
+  Tag tag(size_t i) const { return static_cast<Tag>(slots_[i] >> 32); }
   void push(const Value& v) { slots_.push_back(pack(v)); }
   void set(size_t i, const Value& v) { slots_[i] = pack(v); }
   Value get(size_t i) const {
-    const Slot s = slots_[i];
-    if (hasNumber(s.tag)) return Value{s.tag, 0, numbers_[s.ref]};
-    return Value::of(s.tag, s.ref);
+    const uint64_t s = slots_[i];
+    const auto t = static_cast<Tag>(s >> 32);
+    const auto ref = static_cast<uint32_t>(s);
+    if (hasNumber(t)) return Value{t, 0, numbers_[ref]};
+    return Value::of(t, ref);
   }
 
  private:
-  struct Slot {
-    uint32_t ref = 0;
-    Tag tag = Tag::Unset;
-  };
+  // A slot is the tag above the ref in one integer: built from two narrow fields and read back
+  // whole, a struct would cost a store-forwarding stall on every memoized value.
   static bool hasNumber(Tag t) { return t == Tag::Bool || t == Tag::Int || t == Tag::Float; }
-  Slot pack(const Value& v) {
-    if (!hasNumber(v.tag)) return Slot{v.ref, v.tag};
-    numbers_.push_back(v.num);
-    return Slot{static_cast<uint32_t>(numbers_.size() - 1), v.tag};
+  uint64_t pack(const Value& v) {
+    uint32_t ref = v.ref;
+    if (hasNumber(v.tag)) {
+      numbers_.push_back(v.num);
+      ref = static_cast<uint32_t>(numbers_.size() - 1);
+    }
+    return (uint64_t{static_cast<uint8_t>(v.tag)} << 32) | ref;
   }
-  static_assert(sizeof(Slot) == kSlotBytes);
-  std::vector<Slot> slots_;
+  static_assert(sizeof(uint64_t) == kSlotBytes);
+  std::vector<uint64_t> slots_;
   std::vector<int64_t> numbers_;
 };
 

@@ -43,7 +43,8 @@ inline uint64_t mix(uint64_t h, uint64_t v) {
   return h;
 }
 
-// The values of a dict under the known keys, found in one pass over its items.
+// The values of a dict under the known keys, found in one pass over its items. A bit per key says
+// which slots are set, so the slots are not cleared for every dict (a trace entry each).
 class KeyView {
  public:
   explicit KeyView(const Container& dict) {
@@ -51,14 +52,17 @@ class KeyView {
       const Value& key = dict.items[i];
       if (key.tag == Tag::Str && key.ref >= kFirstKey && key.ref < kKnownCount) {
         slots_[key.ref - kFirstKey] = &dict.items[i + 1];
+        present_ |= uint64_t{1} << (key.ref - kFirstKey);
       }
     }
   }
-  const Value* get(uint32_t key) const { return slots_[key - kFirstKey]; }
-  bool has(uint32_t key) const { return get(key) != nullptr; }
+  const Value* get(uint32_t key) const { return has(key) ? slots_[key - kFirstKey] : nullptr; }
+  bool has(uint32_t key) const { return (present_ >> (key - kFirstKey)) & 1; }
 
  private:
-  const Value* slots_[kKeySlots] = {};
+  static_assert(kKeySlots <= 64);
+  uint64_t present_ = 0;
+  const Value* slots_[kKeySlots];
 };
 
 class SnapshotBuilder final : public Lowering {
