@@ -31,7 +31,14 @@ const TASK_ROW_ANCHOR = String.raw`\[ *\d+\] +\d+ +\d+ +\d+ +\d+ +\d+`;
 
 /** The tail pass's prefilter (over the ASCII view of the retained tail). */
 export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'return code', 'SIGTERM', 'death signal', 'BAD TERMINATION', TASK_ROW_ANCHOR, 'container oom ',
-  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b', 'does not fit on the devices', 'Total hbm usage', 'signal sigkill', 'IOAF code', 'To enable traceback see', '\\.cc:\\d+ -> [1-6]\\b', 'page fault', 'PROTECTION_FAULT', 'NVRM: Xid', 'ring \\S+ timeout'];
+  'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b', 'does not fit on the devices', 'Total hbm usage', 'signal sigkill', 'IOAF code', 'To enable traceback see', '\\.cc:\\d+ -> [1-6]\\b', 'page fault', 'PROTECTION_FAULT', 'NVRM: ', 'ring \\S+ timeout',
+  // Crash reports of shells and runtimes, CUDA/NVIDIA tooling, CANN and torch_npu codes, the JVM launcher, pip.
+  'Floating point exception', 'Illegal instruction', 'zsh: (?:abort|segmentation|floating|illegal|bus)', 'LLVM ERROR', 'panicked at',
+  'no kernel image is', 'launch failure', 'unsupported toolchain', 'busy or unavailable', 'version is insufficient', 'CUDA-capable device',
+  'illegal instruction was', 'launch timed out', 'too many resources requested', 'kernel image is invalid', 'forward compatibility was attempted',
+  'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed', 'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend\\] Error',
+  'E[A-Z]\\d{4}: ', 'ERR\\d{5} ', 'Java Virtual Machine', 'Program will exit', 'matching distribution', 'satisfies the requirement', 'ailed building wheel',
+  'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -\\d'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -56,7 +63,13 @@ const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s
 const LAUNCHER_EXCEPTION = /^(?:ChildFailedError|SignalException|ProcessRaisedException|ProcessExitedException)$/;
 const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
 
-const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted \(core dumped\)|^\s*Aborted\s*$|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error/;
+/**
+ * A native crash as the process, its shell or its parent reports it: bash's job status pads the signal's
+ * name to a column ("line 16: 37055 Aborted                 (core dumped) python …", "Floating point
+ * exception (core dumped)", "Illegal instruction"), zsh prints it in lower case ("zsh: abort      python
+ * train.py", "zsh: segmentation fault", "zsh: illegal hardware instruction").
+ */
+const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|Floating point exception|Illegal instruction(?: \(core dumped\)|\s*$)|\bzsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
 const LAUNCHER = /(?:exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|Received \d+ death signal|BAD TERMINATION|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
 
@@ -164,10 +177,67 @@ const AMDGPU_FAULT = /\bamdgpu\b.*(?:\[\w+hub\] (?:\w+ )?page fault|\bG?C?VM_L2_
 const NVIDIA_XID = /\bNVRM: Xid \(PCI:[\w:.]+\): \d+/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
-function nativeFailure(text: string): { name: string; platform?: Platform; what: string } | undefined {
+/**
+ * The CUDA runtime's and driver's error strings (cudaGetErrorString/cuGetErrorString, driver_types.h) for
+ * failures other than memory, printed by a program without the status name: "Failed to initialize miner on
+ * GPU0: … no kernel image is available for execution on the device", Kaldi's 'cudaError_t 4 : "unspecified
+ * launch failure" returned from …', hashcat's "cuLinkAddData(): the provided PTX was compiled with an
+ * unsupported toolchain." The call returned the error to its caller.
+ */
+const CUDA_ERROR_STRING = /no kernel image is available for execution on the device|unspecified launch failure|the provided PTX was compiled with an unsupported toolchain|all CUDA-capable devices are busy or unavailable|CUDA driver version is insufficient for CUDA runtime version|no CUDA-capable device is detected|an illegal instruction was encountered|the launch timed out and was terminated|too many resources requested for launch|device kernel image is invalid|forward compatibility was attempted on non supported HW/;
+/**
+ * NVIDIA's tools and driver saying the GPU or a GPU tool failed: nvidia-smi/NVML ("Unable to determine the
+ * device handle for GPU0000:62:00.0: Unknown Error", "Failed to initialize NVML: Driver/library version
+ * mismatch", "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"), NVRTC's
+ * compile log ("nvrtc: error: invalid value for --gpu-architecture (-arch)") and its nvrtcResult names
+ * (NVRTC_ERROR_COMPILATION), and the kernel driver's NVRM lines reporting a failed call or a failed
+ * assertion (GSP-RM's "NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f",
+ * "NVRM: nvAssertFailedNoLog: Assertion failed: …", "RmInitAdapter failed").
+ */
+const NVIDIA_TOOL = /Unable to determine the device handle for GPU|Failed to initialize NVML: |NVIDIA-SMI has failed because|\bnvrtc: error: |\bNVRTC_ERROR_[A-Z_]+|\bNVRM: .*(?:\bfailed\b|Assertion failed|fallen off the bus)/;
+/** cuDNN's frontend API failing ("[cudnn_frontend] Error: No execution plans built successfully.") and a program's cuDNN check ("[CUDNN ERROR] at file cudnn_att.cpp:141"). */
+const CUDNN_CHECK = /\[cudnn_frontend\] Error: |\bCUDNN ERROR\b/;
+/**
+ * Ascend: CANN's error codes ("EZ9999: Inner Error!", "EE9999: …", "EI0004: …"; a letter pair and four
+ * digits, E = error) and torch_npu's own ("ERR01005 OPS internal error", "ERR00100 PTA call acl api
+ * failed": ERR, the submodule, the code). torch_npu raises them as a RuntimeError.
+ */
+const CANN_CODE = /(?:^|[\s:\]])E[A-Z]\d{4}: \S|\bERR\d{5} [A-Z]{2,}\b/;
+/** LLVM's report_fatal_error (the MPS graph compiler, Triton, XLA's and Numba's code generators): "LLVM ERROR: …", then abort(). */
+const LLVM_FATAL = /\bLLVM ERROR: /;
+/** A Rust panic: "thread 'main' panicked at 'msg', src/main.rs:84:30" (before Rust 1.73) or "thread 'main' panicked at src/main.rs:84:30:" with the message on the next line. */
+const RUST_PANIC = /\bthread '([^']*)' panicked at /;
+/** The JVM launcher failing to start a program (java.c): "Error: Could not create the Java Virtual Machine.", "Error: A fatal exception has occurred. Program will exit." */
+const JVM_LAUNCH = /Could not create the Java Virtual Machine|A fatal exception has occurred\. Program will exit/;
+/** pip failing to install ("ERROR: No matching distribution found for torch", "error: subprocess-exited-with-error", "ERROR: Failed building wheel for flash-attn", "ResolutionImpossible"). */
+const PIP_FAILURE = /\bERROR: (?:No matching distribution found for|Could not find a version that satisfies the requirement|Failed building wheel for|Could not build wheels for|ResolutionImpossible|Cannot install .* because these package versions have conflicting dependencies)|\berror: subprocess-exited-with-error\b|\bFailed building wheel for\b/;
+/** PyTorch's warning that its build has no kernels for this GPU (torch/cuda/__init__.py _check_capability): every kernel launch fails with "no kernel image is available". */
+const ARCH_UNSUPPORTED = /with CUDA capability sm_\d+ is not compatible with the current PyTorch installation/;
+/** The Linux driver core failing to bind a device (dd.c: "uvesafb: probe of uvesafb.0 failed with error -22", "probe with driver X failed with error -12"). */
+const DRIVER_PROBE = /\bprobe (?:of \S+|with driver \S+) failed with error -\d+/;
+
+function nativeFailure(text: string): { name: string; platform?: Platform; what: string; catchable?: boolean; device?: number } | undefined {
   if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|warn/i.test(text)) return undefined;
   const status = RUNTIME_STATUS.exec(text);
   if (status) return { name: quote(text), platform: status[1] === 'hip' ? 'rocm' : 'cuda', what: 'the failed CUDA/HIP call (a launch failure or fault is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)' };
+  const cudaString = CUDA_ERROR_STRING.exec(text);
+  if (cudaString) {
+    // "… on GPU0: …" names the device the call failed on.
+    const device = /\bon GPU ?#?(\d+)\b/.exec(text);
+    return {
+      name: `a CUDA call failed: ${cudaString[0]} (${quote(text)})`,
+      platform: 'cuda',
+      what: /kernel image|PTX|toolchain|capability|compatibility/.test(cudaString[0]) ? 'the build: the program or its libraries have no kernels for this GPU\'s architecture, or need a newer driver' : 'the failed CUDA call (a launch failure is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)',
+      catchable: true,
+      ...(device && { device: Number(device[1]) }),
+    };
+  }
+  if (NVIDIA_TOOL.test(text)) {
+    const nvrtc = /\bnvrtc\b|NVRTC_/i.test(text);
+    return { name: quote(text), platform: 'cuda', what: nvrtc ? 'the NVRTC compile error (an architecture or option the installed CUDA toolkit does not support)' : 'the NVIDIA driver (nvidia-smi, dmesg): the GPU or the driver failed, not the program', catchable: nvrtc };
+  }
+  if (CUDNN_CHECK.test(text)) return { name: quote(text), platform: 'cuda', what: 'the cuDNN call that failed (no engine or plan for these shapes and types is a support problem, not memory)' };
+  if (ARCH_UNSUPPORTED.test(text)) return { name: quote(text), platform: 'cuda', what: 'the PyTorch build: install one built for this GPU\'s compute capability (kernels will fail with "no kernel image is available")', catchable: true };
   if (NPU_CODE.test(text) && /error/i.test(text)) return { name: quote(text), platform: 'npu', what: 'the Ascend error code and the plog (ascend log) of the device' };
   if (AMDGPU_FAULT.test(text)) return { name: `the amdgpu driver reported a GPU fault (${quote(text.replace(/^.*?\bamdgpu \S+ /, ''))})`, platform: 'rocm', what: 'the faulting kernel (a page fault is an out-of-bounds or freed-memory access on the GPU; run with AMD_SERIALIZE_KERNEL=3 and HIP_LAUNCH_BLOCKING=1)' };
   if (NVIDIA_XID.test(text)) return { name: `the NVIDIA driver reported an Xid error (${quote(text)})`, platform: 'cuda', what: 'the Xid code (NVIDIA\'s Xid table: 13/31/43 are application faults, 48/63/64/79/94/95 hardware or driver)' };
@@ -178,6 +248,13 @@ function nativeFailure(text: string): { name: string; platform?: Platform; what:
   // Metal's command buffer failing for something other than memory (IOAF code 8 and "Insufficient Memory" are the OOM ones).
   if (/command buffer exited with error status|\(IOAF code \d+\)/.test(text) && !/IOAF code 8\b|Insufficient Memory|OutOfMemory/.test(text)) return { name: quote(text), platform: 'mps', what: 'the Metal command buffer error (the IOAF code says why the GPU rejected it)' };
   if (CHROMIUM_FATAL.test(text)) return { name: quote(text.replace(/^.*?:FATAL:/, 'FATAL:')), what: 'the fatal check and the component that made it' };
+  if (CANN_CODE.test(text) && /error|fail/i.test(text)) return { name: quote(text), platform: 'npu', what: 'the CANN/torch_npu error code and the plog (ascend log) of the device', catchable: true };
+  if (LLVM_FATAL.test(text)) return { name: quote(text), what: 'the code generator\'s fatal error (LLVM aborted the process: an unsupported op, shape or type for this backend)' };
+  const panic = RUST_PANIC.exec(text);
+  if (panic) return { name: `a Rust panic in thread '${panic[1]}': ${quote(text.slice(panic.index + panic[0].length))}`, what: 'the panic message and the source location it names (rerun with RUST_BACKTRACE=1)' };
+  if (JVM_LAUNCH.test(text)) return { name: `the Java VM did not start (${quote(text)})`, platform: 'cpu', what: 'the JVM\'s options: the line above this one names the option or setting it rejected' };
+  if (PIP_FAILURE.test(text)) return { name: `pip could not install a package (${quote(text)})`, what: 'the package index and the versions it offers for this Python and platform (an install failure, not a run)' };
+  if (DRIVER_PROBE.test(text)) return { name: `a kernel driver failed to bind its device (${quote(text)})`, what: 'the driver named in the kernel log and the errno it returned' };
   // A failure, not a setting that mentions errors ("CUDA error checking enabled"): "ERROR:", "error-code N", "CUDA ERROR]", "failed".
   const failed = /\berror\s*[:\]]|error[- ]?(?:code|no)\b|\bfailed\b/i.test(text) || /\bERROR\b/.test(text);
   if (failed && APP_CUDA_CHECK.test(text) && /\berror\b/i.test(text) && /\b(?:CUDA|cuda|Cuda)\b|\.cu\b/.test(text)) return { name: quote(text), platform: 'cuda', what: 'the CUDA call the check names (a non-memory CUDA error)' };
@@ -232,7 +309,12 @@ export const otherFailure: Signature = {
   id: 'other-failure',
   platform: 'cpu',
   needles: ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'return code', 'SIGTERM', 'death signal', 'BAD TERMINATION',
-    'Traceback (most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '.cu', 'To enable traceback see', ' -> ', 'page fault', 'PROTECTION_FAULT', 'NVRM: Xid', ' timeout'],
+    'Traceback (most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '.cu', 'To enable traceback see', ' -> ', 'page fault', 'PROTECTION_FAULT', 'NVRM: ', ' timeout',
+    'Floating point exception', 'Illegal instruction', 'zsh: ', 'LLVM ERROR', 'panicked at', 'no kernel image is', 'launch failure', 'unsupported toolchain',
+    'busy or unavailable', 'version is insufficient', 'CUDA-capable device', 'illegal instruction was', 'launch timed out', 'too many resources requested',
+    'kernel image is invalid', 'forward compatibility was attempted', 'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed',
+    'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend', ': ', 'ERR', 'Java Virtual Machine', 'Program will exit', 'matching distribution',
+    'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '');
     if (text.includes('terminate called after throwing')) {
@@ -295,12 +377,25 @@ export const otherFailure: Signature = {
       return f;
     }
     const native = nativeFailure(line.content);
+    // torch_npu appends its codes under the exception's message ("RuntimeError: … error code is 507035" then
+    // "[ERROR] … ERR00100 PTA call acl api failed"): there the exception line above is the failure.
+    if (native && CANN_CODE.test(line.content)) {
+      for (let k = 1; k <= 6; k++) if (EXCEPTION_LINE.test(line.previous(k) ?? '')) return undefined;
+    }
     if (native) {
-      const f = base(line, 2, native.name, false, [lookAtFailure(native.what)]);
+      const f = base(line, 2, native.name, native.catchable ?? false, [lookAtFailure(native.what)]);
       if (native.platform) f.platform = native.platform;
+      if (native.device !== undefined) f.device = native.device;
       if (native.platform === 'npu') {
         const device = /\bDevice:(\d+)/.exec(line.content);
         if (device) f.device = Number(device[1]);
+      }
+      // NVRM numbers the GPUs it reports on ("NVRM: GPU0 _issueRpcAndWait: …"); a line without the number takes the one of the NVRM lines just above.
+      if (/\bNVRM: /.test(line.content)) {
+        for (let k = 0; k <= 8 && f.device === undefined; k++) {
+          const gpu = /\bNVRM: GPU(\d+) /.exec(k === 0 ? line.content : (line.previous(k) ?? ''));
+          if (gpu) f.device = Number(gpu[1]);
+        }
       }
       return f;
     }

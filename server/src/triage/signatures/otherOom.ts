@@ -40,8 +40,9 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu/],
   ['xpu', /\bXPU\b|Level.?Zero|\bSYCL\b|oneAPI/],
   ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*/],
-  ['mps', /\bMPS\b|\bMetal\b|\bmetal::|\bmlx\./],
-  ['cuda', /CUDA|\bcuda|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b/],
+  // MPSGraph's op locations ("loc(\"mps_subtract\"…MPSGraphUtilities.mm"), PyTorch's aten/src/ATen/native/mps sources.
+  ['mps', /\bMPS\b|\bMetal\b|\bmetal::|\bmlx\.|MetalPerformanceShaders|\bMPSGraph|"mps_[a-z]\w*"|\bcopy_to_mps\b|\/native\/mps\//],
+  ['cuda', /CUDA|\bcuda|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b/],
 ];
 
 /** The accelerator a text names (the first of PLATFORM_WORDS that matches), or undefined. */

@@ -1,0 +1,108 @@
+// The message classes blind batch 14 showed the engine did not know: crash reports of shells and
+// runtimes, CUDA's error strings without a status name, NVIDIA's tools and driver, CANN/torch_npu codes,
+// LLVM's fatal error, Rust panics, the JVM launcher, pip. Each test is a variant written for the class
+// (other numbers, names and prefixes), not a corpus log.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const all = (text: string) => triageText(text, 'log').verdicts;
+const root = (text: string) => all(text)[0];
+
+describe('crash reports of shells', () => {
+  it("reads bash's padded job status and zsh's lower-case one as a native crash", () => {
+    expect(root('./train.sh: line 42: 90210 Aborted                 (core dumped) python finetune.py --device cuda:1')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root('/var/spool/slurm/job77/slurm_script: line 9: 5150 Aborted                 python3 solve.py')).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root('starting render loop\nFloating point exception (core dumped)')).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+    expect(root('zsh: illegal hardware instruction  python bench.py')).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+
+  it("reads LLVM's fatal error, with the platform of the MPSGraph lines above it", () => {
+    const log = [
+      'loc("mps_matmul"("(mpsFileLoc): /AppleInternal/Library/BuildRoots/0000/MetalPerformanceShadersGraph/Core/Files/MPSGraphUtilities.mm":219:0)): error: incompatible dimensions',
+      'LLVM ERROR: Failed to infer result type(s).',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'mps', catchable: false });
+  });
+});
+
+describe("CUDA's error strings without a status name", () => {
+  it('reads a kernel image, PTX or launch failure as not-oom on cuda, with the GPU it names', () => {
+    expect(root('12:01:09 Could not start worker on GPU3: NVIDIA RTX 6000 Ada: no kernel image is available for execution on the device')).toMatchObject({ kind: 'not-oom', platform: 'cuda', device: 3, catchable: true });
+    expect(root('cuModuleLoadDataEx(): the provided PTX was compiled with an unsupported toolchain.')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(root('ERROR ([5.5]:CopyFromMat():cu-matrix.cc:120) cudaError_t 719 : "unspecified launch failure" returned from \'cudaMemcpy2DAsync(...)\'')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    // A warning that mentions one is not a failure.
+    expect(all('warning: kernel retried after unspecified launch failure')).toEqual([]);
+  });
+
+  it("reads PyTorch's 'is not compatible with the current PyTorch installation' as not-oom on cuda", () => {
+    const log = 'NVIDIA H100 80GB HBM3 with CUDA capability sm_90 is not compatible with the current PyTorch installation.\nThe current PyTorch install supports CUDA capabilities sm_50 sm_60 sm_70 sm_75.';
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: true });
+  });
+});
+
+describe("NVIDIA's tools and driver", () => {
+  it('reads nvidia-smi/NVML and NVRTC failures as not-oom on cuda', () => {
+    expect(root('$ nvidia-smi\nFailed to initialize NVML: Driver/library version mismatch')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root('Unable to determine the device handle for GPU0000:3B:00.0: GPU is lost.  Reboot the system to recover this GPU')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(root('nvrtc: error: invalid value for --gpu-architecture (-arch)\nkernel compile failed')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: true });
+  });
+
+  it("reads NVRM's failed calls and assertions with the GPU number of the NVRM lines above", () => {
+    const log = [
+      'Mar 03 04:05:06 node2 kernel: NVRM: GPU1 _kgspRpcRecvPoll: GSP RM heartbeat timed out',
+      'Mar 03 04:05:06 node2 kernel: NVRM: GPU1 rpcRmApiControl_GSP: GspRmControl failed: hClient=0xc1e00002; status=0x0000000f',
+      'Mar 03 04:05:06 node2 kernel: NVRM: nvAssertFailedNoLog: Assertion failed: status == NV_OK @ rs_client.c:790',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', device: 1, catchable: false });
+  });
+
+  it("reads cuDNN's frontend error and a program's cuDNN check as not-oom on cuda", () => {
+    expect(root('[CUDNN ERROR] at file attention.cpp:88:\n[cudnn_frontend] Error: No valid execution plans built.')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+  });
+});
+
+describe('Ascend codes', () => {
+  it("reads CANN's E-codes and torch_npu's ERR codes as not-oom on the npu, with the device", () => {
+    const log = [
+      '[E OpParamMaker.cpp:290] call aclnnMatmul failed, detail:EZ1001: 2025-01-02-03:04:05.678.901 Tensor self not implemented for DT_BFLOAT16',
+      '',
+      '[ERROR] 2025-01-02-03:04:05 (PID:777, Device:5, RankID:2) ERR01100 OPS call acl api failed',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'npu', device: 5 });
+  });
+
+  it('leaves the ERR suffix to the exception whose message it ends', () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/work/train.py", line 12, in <module>',
+      '    loss.backward()',
+      'RuntimeError: NPU function error: aclrtSynchronizeStream, error code is 507015',
+      '[ERROR] 2025-01-02-03:04:05 (PID:9, Device:2, RankID:-1) ERR00100 PTA call acl api failed',
+    ].join('\n');
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/work/train.py', line: 12 });
+  });
+});
+
+describe('other programs failing', () => {
+  it('reads a Rust panic in both formats as not-oom', () => {
+    expect(root("thread 'tokio-runtime-worker' panicked at 'index out of bounds: the len is 3 but the index is 7', src/sched.rs:210:17\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace")).toMatchObject({ kind: 'not-oom', catchable: false });
+    const modern = root("thread 'main' panicked at crates/gpu/src/lib.rs:55:9:\ncalled `Option::unwrap()` on a `None` value\nNvAPI_Initialize failed");
+    expect(modern).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(modern?.summary).toMatch(/Rust panic in thread 'main'/);
+  });
+
+  it('reads the JVM launcher failing to start as not-oom on the host', () => {
+    const log = 'Invalid initial heap size: -Xms64x\nError: Could not create the Java Virtual Machine.\nError: A fatal exception has occurred. Program will exit.';
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+  });
+
+  it("reads pip's install failures as not-oom, with the platform the index URL names", () => {
+    const log = '$ pip install torch==2.9.0 --index-url https://download.pytorch.org/whl/rocm7.0\nERROR: Could not find a version that satisfies the requirement torch==2.9.0 (from versions: 2.8.0)\nERROR: No matching distribution found for torch==2.9.0';
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+    expect(root('  Building wheel for flash-attn (setup.py) ... error\n  error: subprocess-exited-with-error')).toMatchObject({ kind: 'not-oom' });
+  });
+
+  it("reads the kernel's driver probe failure as not-oom", () => {
+    expect(root('[    2.104455] nvidia: probe of 0000:65:00.0 failed with error -1')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+  });
+});
