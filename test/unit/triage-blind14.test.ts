@@ -106,3 +106,48 @@ describe('other programs failing', () => {
     expect(root('[    2.104455] nvidia: probe of 0000:65:00.0 failed with error -1')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
   });
 });
+
+describe('allocation failures no hot anchor reads', () => {
+  it("reads GLib's g_malloc failure as a runtime-abort in host memory with the request", () => {
+    const log = '(gst-launch-1.0:3141): GLib-ERROR **: 10:11:12.131: ../glib/gmem.c:136: failed to allocate 268435456 bytes\nTrace/breakpoint trap (core dumped)';
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'cpu', catchable: false, requestedBytes: 268435456 });
+  });
+
+  it("reads OpenCL's out-of-memory statuses as catchable, on the device the log names or the host", () => {
+    expect(root('Using device: AMD Radeon RX 7900 XTX (gfx1100)\nclEnqueueNDRangeKernel returned CL_MEM_OBJECT_ALLOCATION_FAILURE')).toMatchObject({ kind: 'catchable-oom', platform: 'rocm', catchable: true });
+    expect(root('error: clCreateContext: CL_OUT_OF_HOST_MEMORY')).toMatchObject({ kind: 'catchable-oom', platform: 'cpu' });
+  });
+
+  it("reads 'Failed to allocate <size> GPU memory (<size> available)' with the size, the free memory and the GPU prefix", () => {
+    const log = 'Detected 2 x NVIDIA A10\nGPU 1: Failed to allocate 22.50 GB GPU memory (1.25 GB available)';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 1, requestedBytes: Math.round(22.5 * 2 ** 30), freeBytes: Math.round(1.25 * 2 ** 30) });
+  });
+
+  it("reads TensorFlow's BFC CHECK after its out-of-memory map as a runtime-abort on cuda", () => {
+    const log = [
+      '2024-02-02 01:02:03.000001: W tensorflow/core/common_runtime/bfc_allocator.cc:474] ****************************************************************__________',
+      '2024-02-02 01:02:03.000100: F tensorflow/core/common_runtime/gpu/gpu_bfc_allocator.cc:160] Check failed: status.ok()',
+      'Aborted (core dumped)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false });
+    // A CHECK in the allocator with no out-of-memory report above it stays a not-oom check.
+    expect(root('F tensorflow/core/common_runtime/bfc_allocator.cc:300] Check failed: h != kInvalidChunkHandle')?.kind).toBe('not-oom');
+  });
+});
+
+describe('host kills no hot anchor reads', () => {
+  it("reads the OOM killer's 'Tasks state' header with a table of any size as host-oom", () => {
+    const log = [
+      '[ 9120.000001] Tasks state (memory values in pages):',
+      '[ 9120.000002] [  pid  ]   uid  tgid total_vm      rss pgtables_bytes swapents oom_score_adj name',
+      '[ 9120.000003] [   4411]  1000  4411  9876543  3456789 30000000        0             0 java',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+  });
+
+  it("reads the kubelet's eviction for node memory pressure as host-oom", () => {
+    expect(root('Warning  Evicted  3m  kubelet  The node was low on resource: memory. Threshold quantity: 100Mi, available: 52Mi.')).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
+    // Disk pressure is not memory.
+    expect(all('Warning  Evicted  kubelet  The node was low on resource: ephemeral-storage.')).toEqual([]);
+  });
+});

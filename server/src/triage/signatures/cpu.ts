@@ -145,22 +145,34 @@ function hostKill(line: LineView, summary: string, numbers: Finding['numbers'], 
 const DIED_SIGKILL = /\b(?:died|exited|terminated|killed) (?:with|by) signal sigkill\b/i;
 const TASK_ROW = /^(?:.*\]\s*)?\[\s*\d+\]\s+\d+\s+\d+(?:\s+\d+){4,9}\s+-?\d+\s+\S+\s*$/;
 const CONTAINER_OOM = /\bcontainer oom [0-9a-f]{12,64}\b/;
+/** The header dump_tasks prints above the task table (mm/oom_kill.c), only from the OOM killer's report. */
+const TASKS_STATE = /\bTasks state \(memory values in pages\):/;
+/** The kubelet evicting pods for node memory pressure (pkg/kubelet/eviction/helpers.go nodeLowMessageFmt: "The node was low on resource: memory. "). */
+const NODE_LOW_MEMORY = /\bThe node was low on resource: \[?memory\]?/;
 
 /**
  * Host kills with no word the hot scan anchors on, read by the tail pass: the kernel OOM killer's task
  * table (mm/oom_kill.c dump_tasks: "[  pid  ]   uid  tgid total_vm      rss … oom_score_adj name", one
- * row per task; printed only when the OOM killer runs) when an excerpt kept only its rows, and docker's
- * event stream reporting a container's OOM ("<time> container oom <id> (image=…, name=…)",
- * moby daemon/monitor.go, event action "oom").
+ * row per task; printed only when the OOM killer runs) when an excerpt kept only its rows, or its
+ * "Tasks state (memory values in pages):" header with any number of rows; docker's event stream
+ * reporting a container's OOM ("<time> container oom <id> (image=…, name=…)", moby
+ * daemon/monitor.go, event action "oom"); the kubelet evicting a pod because the node ran low on
+ * memory ("The node was low on resource: memory.", the eviction manager kills the pod's containers).
  */
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'container oom ', 'signal sigkill'],
+  needles: [']', 'container oom ', 'signal sigkill', 'Tasks state (memory values in pages)', 'low on resource'],
   match(line) {
-    const container = CONTAINER_OOM.test(line.content);
-    const died = !container && DIED_SIGKILL.test(line.content);
-    if (!container && !died) {
+    if (NODE_LOW_MEMORY.test(line.content)) {
+      const summary = 'Host OOM: the kubelet evicted the pod because the node was low on memory';
+      const why = 'Kubernetes\' kubelet evicts pods when the node\'s available memory falls below its eviction threshold, starting with the pods that use the most above their requests; their containers are killed. ';
+      return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got no exception and no traceback.'), facts: { tier: 2 } };
+    }
+    const header = TASKS_STATE.test(line.content);
+    const container = !header && CONTAINER_OOM.test(line.content);
+    const died = !header && !container && DIED_SIGKILL.test(line.content);
+    if (!header && !container && !died) {
       if (!TASK_ROW.test(line.content)) return undefined;
       // One row is not a table: two neighbours must be rows too.
       let rows = 0;

@@ -11,7 +11,7 @@ import { signatures as gaudi } from './gaudi';
 import { signatures as mps } from './mps';
 import { signatures as npu } from './npu';
 import { oomException } from './oomException';
-import { otherFailure, tailHbmReport, tailModelDoesNotFit } from './otherFailure';
+import { otherFailure, tailAllocFailure, tailHbmReport, tailModelDoesNotFit } from './otherFailure';
 import { allocatorDump, namedOom, otherOom, tfOomHint } from './otherOom';
 import { signatures as rocm } from './rocm';
 import type { Signature } from './types';
@@ -24,4 +24,4 @@ export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ..
  * Run once at the end over the retained tail, only when no signature above found anything (see
  * otherFailure.ts): the failure a log ended with, when it is not one Headroom knows.
  */
-export const TAIL_SIGNATURES: readonly Signature[] = [tailHostKill, tailModelDoesNotFit, tailHbmReport, otherFailure];
+export const TAIL_SIGNATURES: readonly Signature[] = [tailHostKill, tailModelDoesNotFit, tailHbmReport, tailAllocFailure, otherFailure];

@@ -22,7 +22,8 @@
  */
 import type { Fix, Platform, SourceFrame } from '../../protocol';
 import { framesOf, isTracebackBody } from '../frames';
-import { debugAsync, hostMemory } from '../fixes';
+import { formatBytes } from '../../format';
+import { debugAsync, hostMemory, shrinkPeak } from '../fixes';
 import { platformNear } from './otherOom';
 import type { Finding, LineView, Signature } from './types';
 
@@ -38,7 +39,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'illegal instruction was', 'launch timed out', 'too many resources requested', 'kernel image is invalid', 'forward compatibility was attempted',
   'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed', 'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend\\] Error',
   'E[A-Z]\\d{4}: ', 'ERR\\d{5} ', 'Java Virtual Machine', 'Program will exit', 'matching distribution', 'satisfies the requirement', 'ailed building wheel',
-  'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -\\d'];
+  'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -\\d',
+  // Host kills and allocation failures no hot anchor reads (cpu.ts tailHostKill, tailAllocFailure below).
+  'Tasks state \\(memory', 'low on resource', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -323,6 +326,23 @@ export const otherFailure: Signature = {
       return { ...f, extraLines: what !== undefined ? [1] : [] };
     }
     if (CHECK_FAILED.test(text) && /Check failed:/.test(text)) {
+      // TensorFlow's BFC allocator aborting on a CHECK right after its out-of-memory report (the occupancy
+      // map of '*' and '_' that BFCAllocator logs after "ran out of memory", IBM LMS's "Enabling Large Model
+      // Support may avoid this failure"): the allocation failure escaped as a glog FATAL.
+      if (/bfc_allocator\.cc:\d+\]/.test(text)) {
+        let report = false;
+        for (let k = 1; k <= 6 && !report; k++) report = /bfc_allocator\.cc:\d+\].*(?:ran out of memory|\*{16}|Large Model Support may avoid)|^[*_]{16,}\s*$/.test(line.previous(k) ?? '');
+        if (report) {
+          return {
+            ...base(line, 2, quote(text), false, []),
+            kind: 'runtime-abort',
+            platform: /gpu_bfc_allocator|GPU_\d+_bfc/.test(text) ? 'cuda' : platformNear(line),
+            summary: 'Process aborted: TensorFlow\'s BFC allocator ran out of memory and failed a CHECK',
+            explanation: 'The BFC allocator printed its out-of-memory report (the map of used \'*\' and free \'_\' chunks), then a CHECK on the failed allocation\'s status aborted the process (glog FATAL): no exception reached the program.',
+            fixes: [shrinkPeak('the tensors live at the failing allocation (batch size, model size)')],
+          };
+        }
+      }
       const cudnn = /CUDNN|cudnn|cuda/.test(text);
       return base(line, 2, quote(text.replace(/^.*?\] /, '')), false, cudnn ? [lookAtFailure('the failed check (a cuDNN/CUDA status other than an allocation failure)'), debugAsync] : [lookAtFailure('the failed check and the call that made it')]);
     }
@@ -484,6 +504,62 @@ export const tailModelDoesNotFit: Signature = {
       explanation: 'mistral.rs added up the memory the model\'s layers need and the memory free on each device, and the model did not fit; it returned an error before loading.',
       numbers: avail.length > 0 ? { freeBytes: avail.reduce((sum, a) => sum + Number(a[2]) * 1024 * 1024, 0) } : {},
       fixes: [{ id: 'shrink-model', title: 'Load a smaller or more quantized model (ISQ, GGUF Q4), or give it more devices', rationale: 'The weights alone do not fit in the free memory of the devices listed.' }],
+      facts: { tier: 2 },
+    };
+  },
+};
+
+/**
+ * Allocation failures whose lines carry no word the hot scan anchors on, read by the tail pass:
+ * - GLib's g_malloc/g_realloc failing (glib/gmem.c: g_error ("%s: failed to allocate %"G_GSIZE_FORMAT" bytes",
+ *   G_STRLOC, n_bytes), "gmem.c:103: failed to allocate 4915200 bytes"): g_error aborts the process, so
+ *   a runtime-abort in host memory, with the request;
+ * - OpenCL's out-of-memory statuses: CL_MEM_OBJECT_ALLOCATION_FAILURE (-4, the device could not back a
+ *   buffer; the platform the lines around it name) and CL_OUT_OF_HOST_MEMORY (-6, the host), returned to
+ *   the caller: catchable-oom.
+ */
+const GLIB_ALLOC = /\bgmem\.c:\d+: failed to allocate (\d+) bytes/;
+const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
+
+export const tailAllocFailure: Signature = {
+  id: 'other-alloc-failure',
+  platform: 'cpu',
+  needles: ['gmem.c:', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY'],
+  match(line) {
+    const glib = GLIB_ALLOC.exec(line.content);
+    if (glib) {
+      const requested = Number(glib[1]);
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'runtime-abort',
+        platform: 'cpu',
+        catchable: false,
+        summary: `Process aborted: GLib could not allocate ${formatBytes(requested)} of host memory (g_malloc)`,
+        explanation: 'GLib\'s g_malloc does not return NULL: when malloc fails it reports the request with g_error, which aborts the process. The host (or the process\'s address space or cgroup) had no room for it.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: { requestedBytes: requested },
+        fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    const cl = OPENCL_OOM.exec(line.content);
+    if (!cl || /warn/i.test(line.content)) return undefined;
+    const host = cl[1] === 'OUT_OF_HOST_MEMORY';
+    const platform = host ? 'cpu' : platformNear(line);
+    return {
+      signature: 'other-out-of-memory',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform,
+      catchable: true,
+      summary: host ? 'Host out of memory: OpenCL returned CL_OUT_OF_HOST_MEMORY' : `Out of memory: OpenCL could not allocate a buffer on the device (CL_MEM_OBJECT_ALLOCATION_FAILURE)${platform === 'cpu' ? '' : ` on ${platform}`}`,
+      explanation: host
+        ? 'The OpenCL runtime could not allocate the host memory it needed and returned CL_OUT_OF_HOST_MEMORY to the program.'
+        : 'The OpenCL runtime could not back a memory object with device memory and returned CL_MEM_OBJECT_ALLOCATION_FAILURE to the program, which could have handled it.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: host ? [hostMemory] : [shrinkPeak('the buffers the kernels allocate (work size, batch)')],
       facts: { tier: 2 },
     };
   },

@@ -20,9 +20,11 @@ import { SIZE, toBytes } from '../sizes';
 import { joinNext } from './lineContext';
 import type { Finding, LineView, Signature } from './types';
 
-const OOM_WORDS = /out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted|memory allocation fail(?:ure|ed)|failed to allocate (?:\w+ ){0,2}memory/i;
+/** "failed to allocate memory", "Failed to allocate device memory", "Failed to allocate 16.00 GB GPU memory" (the size may come first). */
+const FAILED_TO_ALLOCATE = String.raw`failed to allocate (?:[\d.]+ ?[KMGT]i?B )?(?:\w+ ){0,2}memory`;
+const OOM_WORDS = new RegExp(String.raw`out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
-const STATED_FAILURE = /memory allocation fail(?:ure|ed)|failed to allocate (?:\w+ ){0,2}memory/i;
+const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
 const FAILURE_WORDS = /error|exception|fatal|fail|abort|\bF\d{4} |Check failed|^\s*\S+:\d+: /i;
 const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not enough|insufficient)|\b(?:except|raise|catch|import)\b/i;
@@ -33,6 +35,10 @@ const ABORTS_AFTER = /Aborted|SIGABRT|core dumped|terminate called/;
 const REQUEST = new RegExp(String.raw`(?:allocat\w*|request\w*|reallocate)(?: of)? ${SIZE}`, 'i');
 /** Theano's driver report: "Driver report 21364736 bytes free and 11715084288 bytes total". */
 const DRIVER_REPORT = new RegExp(String.raw`${SIZE} free and ${SIZE} total`);
+/** The free memory a failed request is compared with: "Failed to allocate 16.00 GB GPU memory (0.00 GB available)". */
+const AVAILABLE = new RegExp(String.raw`\(${SIZE} (?:available|free)\)`);
+/** A per-GPU line prefix ("GPU-0: Failed to allocate …", "GPU 3: …"): the device the line is about. */
+const GPU_PREFIX = /^\s*GPU[- ]?(\d+): /;
 
 /** Accelerators a log names, most specific first; `cpu` when it names none. */
 const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
@@ -91,7 +97,11 @@ export const otherOom: Signature = {
       if (free !== undefined) numbers.freeBytes = free;
       if (total !== undefined) numbers.deviceTotalBytes = total;
     }
+    const available = AVAILABLE.exec(text);
+    const free = available ? toBytes(available[1]!, available[2]!) : undefined;
+    if (free !== undefined && numbers.freeBytes === undefined) numbers.freeBytes = free;
     const platform = platformNear(line);
+    const gpu = platform !== 'cpu' ? GPU_PREFIX.exec(text) : null;
     const quoted = text.trim().slice(0, 160);
     const frames = luaError ? luaFrames(line) : undefined;
     return {
@@ -107,6 +117,7 @@ export const otherOom: Signature = {
         (aborts ? 'The process aborted on it, so nothing could catch it. ' : 'The error went back to the program, which could have caught it. ') +
         (platform === 'cpu' ? 'No accelerator is named around it, so it is taken as host memory.' : `The lines around it name ${platform}, so it is taken as that device's memory.`),
       ...(line.rank !== undefined && { rank: line.rank }),
+      ...(gpu && { device: Number(gpu[1]) }),
       numbers,
       fixes: [shrinkPeak()],
       ...(frames && frames.length > 0 && { frames }),
