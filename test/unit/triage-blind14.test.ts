@@ -151,3 +151,12 @@ describe('host kills no hot anchor reads', () => {
     expect(all('Warning  Evicted  kubelet  The node was low on resource: ephemeral-storage.')).toEqual([]);
   });
 });
+
+describe("XLA's runtime OOM with a formatted size", () => {
+  it("reads 'Out of memory while trying to allocate 512.50MiB.' with the request in bytes", () => {
+    const log = 'jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 512.50MiB.';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', requestedBytes: Math.round(512.5 * 2 ** 20) });
+    // The exact count keeps reading as before.
+    expect(root('XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 6291456 bytes.')).toMatchObject({ requestedBytes: 6291456 });
+  });
+});

@@ -11,7 +11,11 @@ import { shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
 import type { Finding, LineView, Signature } from './types';
 
-const RUNTIME = /Out of memory (?:while trying to allocate|allocating) (\d+) bytes/;
+/**
+ * The runtime's allocation failure: "Out of memory while trying to allocate 5520758552 bytes." (an exact
+ * count), or in newer PJRT GPU/TPU clients a formatted size ("Out of memory while trying to allocate 1.00GiB.").
+ */
+const RUNTIME = new RegExp(String.raw`Out of memory (?:while trying to allocate|allocating) ${SIZE}`);
 /**
  * The TPU runtime's HBM allocator, at run time ("Error allocating device buffer: Attempting to
  * allocate 129.50M. That was not possible. There are 78.17M free.; (0x0x0_HBM0)") and when it
@@ -198,7 +202,7 @@ const resourceExhausted: Signature = {
         ? 'The runtime could not reserve room for the compiled program (its code and temporaries) at the bottom of HBM: the buffers already live on the device leave too little.'
         : 'The runtime could not allocate a device buffer: the live arrays already on the device leave too little HBM.';
     } else if (runtime || request) {
-      const bytes = Number((runtime ?? request)![1]);
+      const bytes = runtime ? (toBytes(runtime[1]!, runtime[2]!) ?? 0) : Number(request![1]);
       numbers.requestedBytes = bytes;
       if (request?.[2] !== undefined) device = Number(request[2]);
       summary = `XLA out of memory: ${formatBytes(bytes)} requested` + (device !== undefined ? ` on device ${device}` : '');
