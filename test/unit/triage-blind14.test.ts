@@ -160,3 +160,14 @@ describe("XLA's runtime OOM with a formatted size", () => {
     expect(root('XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 6291456 bytes.')).toMatchObject({ requestedBytes: 6291456 });
   });
 });
+
+describe('a traceback pasted from the middle of a frame line', () => {
+  it('takes the frame whose \'  File "\' start was cut off', () => {
+    const log = [
+      'src/pipeline/loader.py", line 88, in read_shard',
+      '    arr = np.stack(chunks)',
+      'ValueError: need at least one array to stack',
+    ].join('\n');
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: 'src/pipeline/loader.py', line: 88, function: 'read_shard' });
+  });
+});

@@ -11,6 +11,12 @@ import type { SourceFrame } from '../protocol';
  * line, because launchers and loggers put things in front (`[rank7]:`, `| `, `│ `).
  */
 const PYTHON_FRAME = /File "([^"]+)", line (\d+)(?:, in ([^\s,]+))?/;
+/**
+ * The same frame line with its start cut off, as a paste that began mid-line leaves it (`gaussian_model.py",
+ * line 190, in create_from_pcd`, ` Project-main/train/utils.py", line 206, in latest_checkpoint_path`):
+ * a .py path with its closing quote at the start of the line.
+ */
+const CUT_PYTHON_FRAME = /^\s*([^\s"]+\.py)", line (\d+), in ([^\s,]+)/;
 
 /** `│ /home/me/project/train.py:187 in step` — a frame of a `rich` traceback. */
 const RICH_FRAME = /^[\s│|]*((?:[A-Za-z]:)?[^\s:│|]+\.py):(\d+) in (\S+)/;
@@ -64,6 +70,8 @@ export function withoutCiTimestamp(line: string): string {
 export function parseFrameLine(line: string): SourceFrame | undefined {
   const python = PYTHON_FRAME.exec(line);
   if (python) return { file: python[1]!, line: Number(python[2]), function: python[3] ?? '' };
+  const cut = CUT_PYTHON_FRAME.exec(line);
+  if (cut) return { file: cut[1]!, line: Number(cut[2]), function: cut[3]! };
   const rich = RICH_FRAME.exec(line);
   if (rich) return { file: rich[1]!, line: Number(rich[2]), function: rich[3]! };
   const cell = IPYTHON_CELL.exec(line);
