@@ -171,3 +171,15 @@ describe('a traceback pasted from the middle of a frame line', () => {
     expect(root(log)?.userFrames?.[0]).toMatchObject({ file: 'src/pipeline/loader.py', line: 88, function: 'read_shard' });
   });
 });
+
+describe("TensorFlow's CUDA driver allocation failure", () => {
+  it('takes the device from the BFC allocator named in the warnings around it', () => {
+    const log = [
+      '2024-03-03 03:03:03.000001: I tensorflow/compiler/xla/stream_executor/cuda/cuda_driver.cc:753] failed to allocate 7.50G (8053063680 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory',
+      '2024-03-03 03:03:03.000002: W tensorflow/tsl/framework/bfc_allocator.cc:296] Allocator (GPU_2_bfc) ran out of memory trying to allocate 7.48GiB with freed_by_count=0. The caller indicates that this is not a failure, but this may mean that there could be performance gains if more memory were available.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 2, requestedBytes: 8053063680 });
+    // Logged before it (the allocator's warning came first) is read too.
+    expect(root(log.split('\n').reverse().join('\n'))).toMatchObject({ device: 2 });
+  });
+});

@@ -143,10 +143,17 @@ const runtimeError: Signature = {
     // The runtime API's words, the driver API's status (JAX/XLA, Triton, CuPy print it) and its enum name.
     if (!/CUDA error: out of memory|cuda runtime error ?\(2\) ?: ?out of memory|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|Error \[CUDA\]: out of memory/.test(line.content) && !OTHER_RUNTIMES_OOM.test(line.content)) return undefined;
     const size = /\((\d+) bytes\)|alloc(?:ate)? (\d+) bytes/.exec(line.content);
-    const ortDevice = ORT_DEVICE.exec(line.content);
+    let device = ORT_DEVICE.exec(line.content)?.[1];
+    // TensorFlow's StreamExecutor ("cuda_driver.cc:739] failed to allocate 2.12G (2282521344 bytes) from device:
+    // CUDA_ERROR_OUT_OF_MEMORY") names no device; the BFC allocator that asked for it does, in the warnings
+    // logged around it ("Allocator (GPU_0_bfc) ran out of memory trying to allocate …"), the nearest after it first.
+    if (device === undefined && /\bcuda_driver\.cc:\d+\] failed to allocate /.test(line.content)) {
+      for (let k = 1; k <= 6 && device === undefined; k++) device = /\bAllocator \(GPU_(\d+)_bfc\)/.exec(line.next(k) ?? '')?.[1];
+      for (let k = 1; k <= 6 && device === undefined; k++) device = /\bAllocator \(GPU_(\d+)_bfc\)/.exec(line.previous(k) ?? '')?.[1];
+    }
     return {
       signature: 'cuda-runtime-oom',
-      ...(ortDevice && { device: Number(ortDevice[1]) }),
+      ...(device !== undefined && { device: Number(device) }),
       role: 'failure',
       kind: 'catchable-oom',
       platform: 'cuda',
