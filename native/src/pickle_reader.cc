@@ -521,9 +521,14 @@ size_t PickleReader::takeMemoSlot(FlatCursor& c) {
       return v.tag != Tag::Unset && (depth == 0 || !v.isContainer());
     }
     case EMPTY_LIST:
-      return readFlatContainer(c, Tag::List, depth, v);
-    case EMPTY_DICT:
-      return readFlatContainer(c, Tag::Dict, depth, v);
+    case EMPTY_DICT: {
+      // Through a copy: handing the caller's cursor to a call that is not inlined would keep it
+      // in memory on every path (see readFlatItems).
+      FlatCursor nested = c;
+      const bool ok = readFlatContainer(nested, op == EMPTY_LIST ? Tag::List : Tag::Dict, depth, v);
+      c = nested;
+      return ok;
+    }
     default:
       return false;
   }
@@ -546,16 +551,20 @@ bool PickleReader::readFlatItems(FlatCursor& c, uint8_t closer, size_t depth) {
   constexpr size_t kMaxItems = 128;
   std::vector<Value>& items = flatItems_[depth];
   items.clear();
+  // The cursor is a local whose address never escapes, so it stays in a register: through the
+  // caller's reference, every narrow store of a value's tag (which may alias anything) forced it
+  // back to memory and the next opcode's read waited on that store.
+  FlatCursor cur = c;
   for (;;) {
-    if (!skipFrames(c) || c.p >= c.end) return false;
-    if (*c.p == closer) {
-      ++c.p;
+    if (!skipFrames(cur) || cur.p >= cur.end) return false;
+    if (*cur.p == closer) {
+      c.p = cur.p + 1;
       return closer != SETITEMS || items.size() % 2 == 0;
     }
     if (items.size() == kMaxItems) return false;
     // Read straight into the vector: building the value elsewhere and copying it in would load
     // 16 bytes just written as three narrow stores, a store-forwarding stall per item.
-    if (!readFlatValue(c, depth, items.emplace_back())) return false;
+    if (!readFlatValue(cur, depth, items.emplace_back())) return false;
   }
 }
 
