@@ -183,3 +183,19 @@ describe("TensorFlow's CUDA driver allocation failure", () => {
     expect(root(log.split('\n').reverse().join('\n'))).toMatchObject({ device: 2 });
   });
 });
+
+describe("the Ascend device's exception dump", () => {
+  it('gives a not-oom verdict the npu platform and the device of its DEVICE[N] header', () => {
+    const log = [
+      'DEVICE[3] PID[1207]: ',
+      'EXCEPTION STREAM:',
+      '  Exception info:TGID=88001, model id=65535, stream id=9, stream phase=3',
+      '  Message info[0]:RTS_HWTS: Aicore exception, slot_id=7, stream_id=9',
+      'Traceback (most recent call last):',
+      '  File "/srv/app/infer.py", line 77, in <module>',
+      '    out = model.generate(**batch)',
+      'RuntimeError: The Inner error is reported as above. The process exits for this inner error, and the current working operator name is MatMulV2.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'npu', device: 3 });
+  });
+});

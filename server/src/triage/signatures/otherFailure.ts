@@ -84,6 +84,11 @@ function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixe
     const m = /\(PID:\d+, Device:(\d+), RankID:-?\d+\)/.exec(k === 0 ? line.content : (line.next(k) ?? ''));
     if (m) device = Number(m[1]);
   }
+  // Else the Ascend device's exception dump above it: "DEVICE[0] PID[358]:", then "EXCEPTION STREAM:".
+  for (let k = 1; k <= 30 && platform === 'npu' && device === undefined; k++) {
+    const m = /^\s*DEVICE\[(\d+)\] PID\[\d+\]:/.exec(line.previous(k) ?? '');
+    if (m && /^\s*EXCEPTION STREAM:/.test(line.previous(k - 1) ?? '')) device = Number(m[1]);
+  }
   return {
     ...(device !== undefined && { device }),
     signature: 'other-failure',

@@ -43,7 +43,9 @@ const GPU_PREFIX = /^\s*GPU[- ]?(\d+): /;
 /** Accelerators a log names, most specific first; `cpu` when it names none. */
 const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   ['rocm', /\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_/],
-  ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu/],
+  // The Ascend device's exception dump ("DEVICE[0] PID[358]:", "EXCEPTION STREAM:", "RTS_HWTS: aicore exception") and
+  // torch_npu's "The Inner error is reported as above." name the NPU without saying so.
+  ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu|\bRTS_HWTS: |^\s*EXCEPTION STREAM:|The Inner error is reported as above/m],
   ['xpu', /\bXPU\b|Level.?Zero|\bSYCL\b|oneAPI/],
   ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*/],
   // MPSGraph's op locations ("loc(\"mps_subtract\"…MPSGraphUtilities.mm"), PyTorch's aten/src/ATen/native/mps sources.
