@@ -199,3 +199,13 @@ describe("the Ascend device's exception dump", () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'npu', device: 3 });
   });
 });
+
+describe("torch_npu's HCCL failure", () => {
+  it('takes the device from the error-code suffix under it', () => {
+    const log = [
+      'RuntimeError: createHCCLComm:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:88 HCCL function error: hcclCommInitRootInfo(numRanks, &rootInfo, rank, &comm), error code is 7',
+      '[ERROR] 2025-06-07-08:09:10 (PID:5511, Device:6, RankID:14) ERR02200 DIST call hccl api failed.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'npu', device: 6, rank: 14 });
+  });
+});

@@ -247,8 +247,11 @@ const hcclError: Signature = {
     let code: RegExpExecArray | null = null;
     for (let k = 1; k <= 4 && !code; k++) code = /\b(E[A-Z]\d{4}):\s*(?:\[PID: ?\d+\]\s*)?(?:\d{4}-[\d:.-]+\s+)?([^.]*)/.exec(line.next(k) ?? '');
     const rank = ascendRank(line);
+    // torch_npu's error-code suffix under the message names the local device, as for its memory errors.
+    const device = ascendDevice(line);
     return {
       signature: 'hccl-error',
+      ...(device !== undefined && { device }),
       role: 'nccl-error',
       kind: 'not-oom',
       platform: 'npu',
