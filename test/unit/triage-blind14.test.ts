@@ -209,3 +209,13 @@ describe("torch_npu's HCCL failure", () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'npu', device: 6, rank: 14 });
   });
 });
+
+describe("SYCL's device-side assert", () => {
+  it('names the xpu platform', () => {
+    const log = [
+      '/opt/src/kernels/scatter.cpp:41: void scatter_kernel(): global id: [17,0,0], local id: [1,0,0] Assertion `idx < n` failed.',
+      'Aborted (core dumped)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'xpu', catchable: false });
+  });
+});

@@ -46,7 +46,8 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // The Ascend device's exception dump ("DEVICE[0] PID[358]:", "EXCEPTION STREAM:", "RTS_HWTS: aicore exception") and
   // torch_npu's "The Inner error is reported as above." name the NPU without saying so.
   ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu|\bRTS_HWTS: |^\s*EXCEPTION STREAM:|The Inner error is reported as above/m],
-  ['xpu', /\bXPU\b|Level.?Zero|\bSYCL\b|oneAPI/],
+  // SYCL's device-side assert (intel/llvm libdevice __devicelib_assert_fail: "file:line: func: global id: [x,y,z], local id: [x,y,z] Assertion `…` failed.").
+  ['xpu', /\bXPU\b|Level.?Zero|\bSYCL\b|oneAPI|\bglobal id: \[\d+,\d+,\d+\], local id: \[/],
   ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*/],
   // MPSGraph's op locations ("loc(\"mps_subtract\"…MPSGraphUtilities.mm"), PyTorch's aten/src/ATen/native/mps sources.
   ['mps', /\bMPS\b|\bMetal\b|\bmetal::|\bmlx\.|MetalPerformanceShaders|\bMPSGraph|"mps_[a-z]\w*"|\bcopy_to_mps\b|\/native\/mps\//],
