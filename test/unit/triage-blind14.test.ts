@@ -219,3 +219,17 @@ describe("SYCL's device-side assert", () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'xpu', catchable: false });
   });
 });
+
+describe("Ray's header of a remote task's traceback", () => {
+  it('stands in for the traceback header of the frames under a failure', () => {
+    const log = [
+      '(Trainer pid=4242) RuntimeError: initComm:build/CMakeFiles/torch_npu.dir/compiler_depend.ts:90 HCCL function error: hcclCommInitRootInfo(numRanks, &rootInfo, rank, &comm), error code is 5',
+      '(Trainer pid=4242) [ERROR] 2025-07-08-09:10:11 (PID:9001, Device:4, RankID:4) ERR02200 DIST call hccl api failed.',
+      "(Trainer pid=4242) 2025-07-08 09:10:11,000\tERROR worker.py:420 -- Unhandled error (suppress with 'RAY_IGNORE_UNHANDLED_ERRORS=1'): ray::Learner.setup() (pid=9001, ip=10.0.0.9, actor_id=ab12)",
+      '(Trainer pid=4242)   File "/home/me/rl/learner.py", line 57, in setup',
+      '(Trainer pid=4242)     self.group = init_group()',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'npu', device: 4, rank: 4 });
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/home/me/rl/learner.py', line: 57 });
+  });
+});

@@ -475,8 +475,14 @@ function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: num
   return body;
 }
 
-/** Lines that may stand between a message and the frames listed under it without a traceback header. */
-const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*#|^\s*```|^\s*- \*\*/;
+/**
+ * Lines that may stand between a message and the frames listed under it without a traceback header:
+ * blank lines and markdown, torch_npu's error-code suffix ("[ERROR] … (PID:N, Device:N, RankID:N) ERR02200
+ * DIST call hccl api failed.", behind Ray's process prefix too), and Ray's header of a remote task's traceback (RayTaskError: "ray::
+ * WorkerDict.ref_init_model() (pid=N, ip=…)", also after "Unhandled error (suppress with …): "), which
+ * stands where "Traceback (most recent call last):" would.
+ */
+const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*#|^\s*```|^\s*- \*\*|^(?:\([\w.-]+ pid=\d+[^)]*\)\s?)?\s*\[ERROR\] .*\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\bray::[\w.]+\(\) \(pid=\d+/;
 
 /**
  * Where a frame list printed under a message without a "Traceback" header starts (its first frame
