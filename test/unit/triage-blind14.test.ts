@@ -30,6 +30,8 @@ describe("CUDA's error strings without a status name", () => {
     expect(root('12:01:09 Could not start worker on GPU3: NVIDIA RTX 6000 Ada: no kernel image is available for execution on the device')).toMatchObject({ kind: 'not-oom', platform: 'cuda', device: 3, catchable: true });
     expect(root('cuModuleLoadDataEx(): the provided PTX was compiled with an unsupported toolchain.')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
     expect(root('ERROR ([5.5]:CopyFromMat():cu-matrix.cc:120) cudaError_t 719 : "unspecified launch failure" returned from \'cudaMemcpy2DAsync(...)\'')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    // A glog FATAL on one aborts: not catchable.
+    expect(root('F0101 00:00:01.000002 77 pool.cu:31] Cuda kernel failed. Error: the launch timed out and was terminated')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
     // A warning that mentions one is not a failure.
     expect(all('warning: kernel retried after unspecified launch failure')).toEqual([]);
   });

@@ -236,7 +236,8 @@ function nativeFailure(text: string): { name: string; platform?: Platform; what:
       name: `a CUDA call failed: ${cudaString[0]} (${quote(text)})`,
       platform: 'cuda',
       what: /kernel image|PTX|toolchain|capability|compatibility/.test(cudaString[0]) ? 'the build: the program or its libraries have no kernels for this GPU\'s architecture, or need a newer driver' : 'the failed CUDA call (a launch failure is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)',
-      catchable: true,
+      // The call returned the error to its caller, unless the line is a glog FATAL or CHECK that aborts on it.
+      catchable: !/^\s*F\d{4} |\bFATAL\b|Check failed/.test(text),
       ...(device && { device: Number(device[1]) }),
     };
   }
