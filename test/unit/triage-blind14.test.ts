@@ -32,6 +32,8 @@ describe("CUDA's error strings without a status name", () => {
     expect(root('ERROR ([5.5]:CopyFromMat():cu-matrix.cc:120) cudaError_t 719 : "unspecified launch failure" returned from \'cudaMemcpy2DAsync(...)\'')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
     // A glog FATAL on one aborts: not catchable.
     expect(root('F0101 00:00:01.000002 77 pool.cu:31] Cuda kernel failed. Error: the launch timed out and was terminated')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    // Under a terminate it is the what() of that abort.
+    expect(root("terminate called after throwing an instance of 'thrust::system::system_error'\n  what():  reduce failed: unspecified launch failure")).toMatchObject({ kind: 'not-oom', catchable: false });
     // A warning that mentions one is not a failure.
     expect(all('warning: kernel retried after unspecified launch failure')).toEqual([]);
   });

@@ -402,6 +402,8 @@ export const otherFailure: Signature = {
       f.frames = cut;
       return f;
     }
+    // The what() line under "terminate called after throwing …" belongs to that abort (read with it above).
+    if (/^\s*what\(\):/.test(text) && /terminate called after throwing/.test(line.previous(1) ?? '')) return undefined;
     const native = nativeFailure(line.content);
     // torch_npu appends its codes under the exception's message ("RuntimeError: … error code is 507035" then
     // "[ERROR] … ERR00100 PTA call acl api failed"): there the exception line above is the failure.
