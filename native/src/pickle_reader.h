@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "byte_source.h"
+#include "errors.h"
 
 namespace headroom {
 
@@ -90,43 +91,45 @@ struct Container {
   Value at(size_t i) const { return runCount != 0 ? Value::of(runTag, runBegin + static_cast<uint32_t>(i)) : items[i]; }
 };
 
-// The pickle memo at 8 bytes a slot (a snapshot memoizes about two values per trace entry, so
-// this is the decoder's second largest buffer): a value's tag and ref. Numbers, which CPython
-// never memoizes but a pickle may, keep their 64-bit payload in a side table.
+// The pickle memo at 4 bytes a slot (a snapshot memoizes two or three values per trace entry, so
+// this is the decoder's second largest buffer, and on a 1 GB snapshot its fresh pages cost as much
+// as parsing a third of the file): a value's tag above its ref. A ref too large to share the word
+// with the tag (past 2^27: a snapshot of some 9 GB), and the 64-bit payload of a number (CPython
+// never memoizes numbers, but a pickle may), go to a side table the slot points into.
 class Memo {
  public:
-  static constexpr size_t kSlotBytes = 8;
+  static constexpr size_t kSlotBytes = 4;
   size_t size() const { return slots_.size(); }
   void reserve(size_t n) { slots_.reserve(n); }
   const void* data() const { return slots_.data(); }
-  size_t capacityBytes() const { return slots_.capacity() * sizeof(uint64_t); }
+  size_t capacityBytes() const { return slots_.capacity() * sizeof(uint32_t); }
   void resize(size_t n) { slots_.resize(n); }
-  Tag tag(size_t i) const { return static_cast<Tag>(slots_[i] >> 32); }
+  Tag tag(size_t i) const { return get(i).tag; }
   void push(const Value& v) { slots_.push_back(pack(v)); }
   void set(size_t i, const Value& v) { slots_[i] = pack(v); }
   Value get(size_t i) const {
-    const uint64_t s = slots_[i];
-    const auto t = static_cast<Tag>(s >> 32);
-    const auto ref = static_cast<uint32_t>(s);
-    if (hasNumber(t)) return Value{t, 0, numbers_[ref]};
-    return Value::of(t, ref);
+    const uint32_t s = slots_[i];
+    if ((s >> kRefBits) != kWide) return Value::of(static_cast<Tag>(s >> kRefBits), s & kRefMask);
+    return wide_[s & kRefMask];
   }
 
  private:
-  // A slot is the tag above the ref in one integer: built from two narrow fields and read back
-  // whole, a struct would cost a store-forwarding stall on every memoized value.
+  // Built as one integer: written as two narrow fields and read back whole, a struct would cost a
+  // store-forwarding stall on every memoized value.
+  static constexpr uint32_t kRefBits = 27;
+  static constexpr uint32_t kRefMask = (uint32_t{1} << kRefBits) - 1;
+  static constexpr uint32_t kWide = 31;  // Above every Tag.
+  static_assert(static_cast<uint32_t>(Tag::Lowered4) < kWide);
   static bool hasNumber(Tag t) { return t == Tag::Bool || t == Tag::Int || t == Tag::Float; }
-  uint64_t pack(const Value& v) {
-    uint32_t ref = v.ref;
-    if (hasNumber(v.tag)) {
-      numbers_.push_back(v.num);
-      ref = static_cast<uint32_t>(numbers_.size() - 1);
-    }
-    return (uint64_t{static_cast<uint8_t>(v.tag)} << 32) | ref;
+  uint32_t pack(const Value& v) {
+    if (!hasNumber(v.tag) && v.ref <= kRefMask) return (uint32_t{static_cast<uint8_t>(v.tag)} << kRefBits) | v.ref;
+    if (wide_.size() > kRefMask) throw DecodeError(code::kSchema, "more than 2^27 memoized values with large ids: snapshot too large");
+    wide_.push_back(v);
+    return (kWide << kRefBits) | static_cast<uint32_t>(wide_.size() - 1);
   }
-  static_assert(sizeof(uint64_t) == kSlotBytes);
-  std::vector<uint64_t> slots_;
-  std::vector<int64_t> numbers_;
+  static_assert(sizeof(uint32_t) == kSlotBytes);
+  std::vector<uint32_t> slots_;
+  std::vector<Value> wide_;
 };
 
 class PickleReader;
