@@ -203,4 +203,37 @@ describe('native snapshot decoder', () => {
     ]);
     expect(await native.decodeSnapshotSummary(legacy)).toEqual({ actionCounts: {}, traceEvents: 0, segmentCount: 0, deviceCount: 0 });
   });
+
+  it('reads every memoized value back, numbers included', async () => {
+    // CPython never memoizes an int, but a pickle may (BINPUT after BININT): the memo keeps numbers'
+    // payloads beside its 4-byte slots. The second entry's size is the first's, through the memo.
+    const str = (s: string) => {
+      const len = Buffer.alloc(4);
+      len.writeUInt32LE(Buffer.byteLength(s));
+      return Buffer.concat([Buffer.from([0x58]), len, Buffer.from(s, 'utf8')]); // BINUNICODE
+    };
+    const int = (v: number) => {
+      const b = Buffer.alloc(4);
+      b.writeInt32LE(v);
+      return Buffer.concat([Buffer.from([0x4a]), b]); // BININT
+    };
+    const entry = (addr: number, size: Buffer) =>
+      Buffer.concat([
+        Buffer.from([0x7d, 0x28]), // EMPTY_DICT MARK
+        str('action'), str('alloc'), str('addr'), int(addr), str('size'), size,
+        str('stream'), int(0), str('frames'), Buffer.from([0x5d]), // []
+        Buffer.from([0x75]), // SETITEMS
+      ]);
+    const bytes = Buffer.concat([
+      Buffer.from([0x80, 0x02, 0x7d, 0x28]), // PROTO 2, EMPTY_DICT MARK
+      str('segments'), Buffer.from([0x5d]),
+      str('device_traces'), Buffer.from([0x5d, 0x5d, 0x28]), // [ [ MARK
+      entry(1 << 30, Buffer.concat([int(3 << 20), Buffer.from([0x71, 7])])), // size, BINPUT 7
+      entry(1 << 29, Buffer.from([0x68, 7])), // BINGET 7
+      Buffer.from([0x65, 0x61, 0x75, 0x2e]), // APPENDS APPEND SETITEMS STOP
+    ]);
+    expect((await native.decodeSnapshotSummary(bytes)).actionCounts).toEqual({ alloc: 2 });
+    const report = await native.replaySnapshot(bytes, { variants: [{}] });
+    expect(report.variants[0].allocatedPeakBytes).toBe(2 * (3 << 20));
+  });
 });
