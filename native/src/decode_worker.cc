@@ -144,7 +144,7 @@ class SummaryWorker final : public PromiseWorker {
   void Compute() override {
     const Snapshot snapshot = input_.decode();
     std::vector<uint64_t> perAction(snapshot.strings.size(), 0);
-    for (uint32_t action : snapshot.events.action) ++perAction[action];
+    for (size_t e = 0; e < snapshot.events.count(); ++e) ++perAction[snapshot.events.actionName(e)];
     for (uint32_t id = 0; id < perAction.size(); ++id) {
       if (perAction[id] != 0) summary_.actionCounts[std::string(snapshot.strings.get(id))] = static_cast<double>(perAction[id]);
     }

@@ -235,9 +235,9 @@ InitialState reconstructInitialState(const Snapshot& snapshot, uint32_t device, 
       case kFreeRequested: ok = walk.undoFreeRequested(ev.addr[e]); break;
       case kFreeCompleted: ok = walk.undoFreeCompleted(ev.addr[e], ev.size[e]); break;
       case kSegmentAlloc: ok = walk.undoSegmentAlloc(ev.addr[e], ev.size[e]); break;
-      case kSegmentFree: ok = walk.undoSegmentFree(ev.addr[e], ev.size[e], static_cast<uint64_t>(ev.stream[e])); break;
+      case kSegmentFree: ok = walk.undoSegmentFree(ev.addr[e], ev.size[e], static_cast<uint64_t>(ev.stream(e))); break;
       case kSegmentMap: ok = walk.undoSegmentMap(ev.addr[e], ev.size[e]); break;
-      case kSegmentUnmap: ok = walk.undoSegmentUnmap(ev.addr[e], ev.size[e], static_cast<uint64_t>(ev.stream[e])); break;
+      case kSegmentUnmap: ok = walk.undoSegmentUnmap(ev.addr[e], ev.size[e], static_cast<uint64_t>(ev.stream(e))); break;
       default: break;
     }
     if (!ok) {

@@ -40,7 +40,7 @@ struct DevicePlan {
   std::vector<uint64_t> initialStream;
   uint64_t sizeOf(uint64_t r) const { return r < initialRequests ? initialSize[r] : events->size[begin + requestEvent[r]]; }
   uint64_t streamOf(uint64_t r) const {
-    return r < initialRequests ? initialStream[r] : static_cast<uint64_t>(events->stream[begin + requestEvent[r]]);
+    return r < initialRequests ? initialStream[r] : static_cast<uint64_t>(events->stream(begin + requestEvent[r]));
   }
   uint32_t stackOf(uint64_t r) const { return r < initialRequests ? 0 : events->stack[begin + requestEvent[r]]; }
   uint64_t requests = 0;         // Including the blocks already live at the start.

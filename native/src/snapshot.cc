@@ -129,14 +129,38 @@ class SnapshotBuilder final : public Lowering {
     if (ev.count() >= UINT32_MAX - 1) schemaError("more than 2^32 trace entries");
     const uint32_t action = strField(reader, keys, kKeyAction, what, true);
     const uint32_t addrKey = keys.has(kKeyAddr) ? kKeyAddr : kKeyDeviceFree;
-    ev.action.push_back(action);
+    ev.action.push_back(actionCode(action));
     ev.addr.push_back(static_cast<uint64_t>(intField(reader, keys, addrKey, what, false)));
     ev.size.push_back(static_cast<uint64_t>(intField(reader, keys, kKeySize, what, false)));
-    ev.stream.push_back(intField(reader, keys, kKeyStream, what, false));
+    ev.streamCode.push_back(streamCode(intField(reader, keys, kKeyStream, what, false)));
     ev.timeUs.push_back(intField(reader, keys, kKeyTimeUs, what, false));
     ev.stack.push_back(stackField(reader, keys, what));
     if (prefaulter_ != nullptr) prefaulter_->progress(ev.count());
     return Value::of(kEventTag, static_cast<uint32_t>(ev.count() - 1));
+  }
+
+  // The code of an action string: the known actions are their own codes, others are numbered as met.
+  uint8_t actionCode(uint32_t action) {
+    if (action < kActionCount) return static_cast<uint8_t>(action);
+    std::vector<uint32_t>& names = out_.events.actionNames;
+    for (size_t i = kActionCount; i < names.size(); ++i) {
+      if (names[i] == action) return static_cast<uint8_t>(i);
+    }
+    if (names.size() > UINT8_MAX) schemaError("more than 255 distinct trace actions: not a PyTorch memory snapshot");
+    names.push_back(action);
+    return static_cast<uint8_t>(names.size() - 1);
+  }
+
+  // The code of a stream; a trace uses a handful, and nearly every entry the one before it used.
+  uint16_t streamCode(int64_t stream) {
+    std::vector<int64_t>& streams = out_.events.streams;
+    if (lastStreamCode_ < streams.size() && streams[lastStreamCode_] == stream) return lastStreamCode_;
+    for (size_t i = 0; i < streams.size(); ++i) {
+      if (streams[i] == stream) return lastStreamCode_ = static_cast<uint16_t>(i);
+    }
+    if (streams.size() > UINT16_MAX) schemaError("more than 65,536 distinct streams in the trace");
+    streams.push_back(stream);
+    return lastStreamCode_ = static_cast<uint16_t>(streams.size() - 1);
   }
 
   Value lowerFrame(PickleReader& reader, const KeyView& keys) {
@@ -243,6 +267,7 @@ class SnapshotBuilder final : public Lowering {
 
   Snapshot& out_;
   Prefaulter* prefaulter_ = nullptr;
+  uint16_t lastStreamCode_ = UINT16_MAX;
   std::vector<Block> pendingBlocks_;
   std::unordered_map<uint64_t, uint32_t> frameIndex_;
   std::unordered_map<uint64_t, uint32_t> stackIndex_;
@@ -321,10 +346,10 @@ void SnapshotBuilder::orderEvents(PickleReader& reader, const Container& traces)
         placed[start] = true;
         continue;
       }
-      const uint32_t action = ev.action[start];
+      const uint8_t action = ev.action[start];
       const uint64_t addr = ev.addr[start];
       const uint64_t size = ev.size[start];
-      const int64_t stream = ev.stream[start];
+      const uint16_t stream = ev.streamCode[start];
       const int64_t timeUs = ev.timeUs[start];
       const uint32_t stack = ev.stack[start];
       uint32_t j = start;
@@ -335,7 +360,7 @@ void SnapshotBuilder::orderEvents(PickleReader& reader, const Container& traces)
           ev.action[j] = action;
           ev.addr[j] = addr;
           ev.size[j] = size;
-          ev.stream[j] = stream;
+          ev.streamCode[j] = stream;
           ev.timeUs[j] = timeUs;
           ev.stack[j] = stack;
           break;
@@ -343,7 +368,7 @@ void SnapshotBuilder::orderEvents(PickleReader& reader, const Container& traces)
         ev.action[j] = ev.action[k];
         ev.addr[j] = ev.addr[k];
         ev.size[j] = ev.size[k];
-        ev.stream[j] = ev.stream[k];
+        ev.streamCode[j] = ev.streamCode[k];
         ev.timeUs[j] = ev.timeUs[k];
         ev.stack[j] = ev.stack[k];
         j = k;
@@ -353,11 +378,13 @@ void SnapshotBuilder::orderEvents(PickleReader& reader, const Container& traces)
   }
   // Rare: entries outside the traces, or shared between them. Gather the columns in trace order.
   EventColumns sorted;
+  sorted.actionNames = ev.actionNames;
+  sorted.streams = ev.streams;
   for (uint32_t i : order) {
     sorted.action.push_back(ev.action[i]);
     sorted.addr.push_back(ev.addr[i]);
     sorted.size.push_back(ev.size[i]);
-    sorted.stream.push_back(ev.stream[i]);
+    sorted.streamCode.push_back(ev.streamCode[i]);
     sorted.timeUs.push_back(ev.timeUs[i]);
     sorted.stack.push_back(ev.stack[i]);
   }
@@ -398,16 +425,17 @@ Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint) {
   // only address space.
   const auto events = static_cast<size_t>(std::min<uint64_t>(sizeHint / 40, UINT32_MAX));
   EventColumns& ev = out.events;
+  for (uint32_t a = 0; a < kActionCount; ++a) ev.actionNames.push_back(a);
   ev.action.reserve(events);
   ev.addr.reserve(events);
   ev.size.reserve(events);
-  ev.stream.reserve(events);
+  ev.streamCode.reserve(events);
   ev.timeUs.reserve(events);
   ev.stack.reserve(events);
-  adviseHugePages(ev.action.data(), events * sizeof(uint32_t));
+  adviseHugePages(ev.action.data(), events * sizeof(uint8_t));
   adviseHugePages(ev.addr.data(), events * sizeof(uint64_t));
   adviseHugePages(ev.size.data(), events * sizeof(uint64_t));
-  adviseHugePages(ev.stream.data(), events * sizeof(int64_t));
+  adviseHugePages(ev.streamCode.data(), events * sizeof(uint16_t));
   adviseHugePages(ev.timeUs.data(), events * sizeof(int64_t));
   adviseHugePages(ev.stack.data(), events * sizeof(uint32_t));
   SnapshotBuilder builder(out);
@@ -419,10 +447,10 @@ Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint) {
   if (sizeHint >= (uint64_t{64} << 20)) {
     prefaulter = std::make_unique<Prefaulter>(
         std::vector<Prefaulter::Buffer>{
-            {ev.action.data(), events * sizeof(uint32_t), sizeof(uint32_t)},
+            {ev.action.data(), events * sizeof(uint8_t), sizeof(uint8_t)},
             {ev.addr.data(), events * sizeof(uint64_t), sizeof(uint64_t)},
             {ev.size.data(), events * sizeof(uint64_t), sizeof(uint64_t)},
-            {ev.stream.data(), events * sizeof(int64_t), sizeof(int64_t)},
+            {ev.streamCode.data(), events * sizeof(uint16_t), sizeof(uint16_t)},
             {ev.timeUs.data(), events * sizeof(int64_t), sizeof(int64_t)},
             {ev.stack.data(), events * sizeof(uint32_t), sizeof(uint32_t)},
             {memo, memoBytes, 2 * Memo::kSlotBytes},

@@ -183,13 +183,13 @@ class Exporter {
     w_.memoize();
     w_.op(MARK);
     w_.str("action");
-    w_.str(s_.strings.get(ev.action[e]));
+    w_.str(s_.strings.get(ev.actionName(e)));
     w_.str(ev.action[e] == kOom ? "device_free" : "addr");
     w_.unsignedInteger(ev.addr[e]);
     w_.str("size");
     w_.unsignedInteger(ev.size[e]);
     w_.str("stream");
-    w_.integer(ev.stream[e]);
+    w_.integer(ev.stream(e));
     w_.str("time_us");
     w_.integer(ev.timeUs[e]);
     w_.str("frames");

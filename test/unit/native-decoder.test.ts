@@ -204,6 +204,19 @@ describe('native snapshot decoder', () => {
     expect(await native.decodeSnapshotSummary(legacy)).toEqual({ actionCounts: {}, traceEvents: 0, segmentCount: 0, deviceCount: 0 });
   });
 
+  it('names the limit when a trace uses more distinct actions than a snapshot has', async () => {
+    if (!havePython) return;
+    // Actions are stored as one-byte codes (torch writes about ten kinds).
+    const script = [
+      'import pickle, sys',
+      't = [{"action": "a%d" % i, "addr": 0, "size": 0, "stream": 0, "time_us": i, "frames": []} for i in range(300)]',
+      'sys.stdout.buffer.write(pickle.dumps({"segments": [], "device_traces": [t]}, protocol=4))',
+    ].join('\n');
+    const err = await decodeError(native, spawnSync('python3', ['-c', script]).stdout);
+    expect(err.code).toBe('ERR_SNAPSHOT_SCHEMA');
+    expect(err.message).toMatch(/more than 255 distinct trace actions/);
+  });
+
   it('reads every memoized value back, numbers included', async () => {
     // CPython never memoizes an int, but a pickle may (BINPUT after BININT): the memo keeps numbers'
     // payloads beside its 4-byte slots. The second entry's size is the first's, through the memo.

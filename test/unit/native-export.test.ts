@@ -60,7 +60,7 @@ describe('export for memory_viz', () => {
     for (const op of result.ops) expect(MEMORY_VIZ_OPCODES.has(op)).toBe(true);
   });
 
-  it('reads every shape of trace entry the way CPython does (new, shared, empty and one-frame stacks, 64 KiB frames inside entries)', async () => {
+  it('reads every shape of trace entry the way CPython does (new, shared, empty and one-frame stacks, 64 KiB frames inside entries, several streams, actions it does not know)', async () => {
     if (!havePython) return;
     // Trace entries whose frames lists are new inline lists (read by the decoder's fast path with
     // their frames), memo references to earlier lists, empty lists and one-frame lists (pickled as
@@ -77,12 +77,14 @@ describe('export for memory_viz', () => {
       'stacks = [[], shared, [f[2]], [f[3], f[0], f[4]], shared, [f[5]], [], [f[1], f[2]]]',
       'trace = []',
       'n = 2000',
+      'streams = [0, 7, 2**47 + 3, -1]',
       'for i in range(n):',
       '    s = stacks[i % len(stacks)]',
       '    frames = s if s is shared else list(s)',
-      '    trace.append({"action": "alloc", "addr": 2**40 + 512 * i, "size": 512 * (i + 1), "stream": 0, "time_us": i, "frames": frames})',
+      '    trace.append({"action": "alloc", "addr": 2**40 + 512 * i, "size": 512 * (i + 1), "stream": streams[i % 4], "time_us": i, "frames": frames})',
+      '    if i % 500 == 0: trace.append({"action": "marker_%d" % (i // 500), "addr": 0, "size": 0, "stream": 0, "time_us": i, "frames": []})',
       'for i in range(n):',
-      '    trace.append({"action": "free_completed", "addr": 2**40 + 512 * i, "size": 512 * (i + 1), "stream": 0, "time_us": n + i, "frames": []})',
+      '    trace.append({"action": "free_completed", "addr": 2**40 + 512 * i, "size": 512 * (i + 1), "stream": streams[i % 4], "time_us": n + i, "frames": []})',
       'data = pickle.dumps({"segments": [], "device_traces": [trace]}, protocol=4)',
       'open(sys.argv[1], "wb").write(data)',
       'import pickletools',
@@ -92,7 +94,7 @@ describe('export for memory_viz', () => {
     const written = spawnSync('python3', ['-c', write, source], { encoding: 'utf8' });
     expect(written.status).toBe(0);
     expect(Number(written.stdout)).toBeGreaterThan(0); // FRAMEs inside entries.
-    expect((await native.exportSnapshot(source, out)).events).toBe(4000);
+    expect((await native.exportSnapshot(source, out)).events).toBe(4004);
     const compare = [
       'import json, pickle, sys',
       'a = pickle.load(open(sys.argv[1], "rb"))["device_traces"][0]',
