@@ -31,7 +31,7 @@ import { loadCorpus, ratio, scoreCorpus, type CorpusEntry } from './triage-corpu
  * (kind 74/96, exact numbers 114/126) is its floor.
  * `blind14` (95 logs, rank-order, fourth session) was scored once with the third session's final engine:
  * first run kind 68/95, exact numbers 52/68.
-  * `blind15` (96 logs, rank-order, fourth session) was scored once with the engine after blind14's classes,
+ * `blind15` (96 logs, rank-order, fourth session) was scored once with the engine after blind14's classes,
  * untuned: its first run (kind 77/96, exact numbers 83/92) is its floor.
  */
 const FLOORS = {
