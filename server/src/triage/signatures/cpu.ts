@@ -350,12 +350,13 @@ const launcherKill: Signature = {
     // torchrun: "exitcode: -9"; DeepSpeed's launcher: "exits with return code = -9"; shells and containers: 137
     // (Flyte/Kubernetes plugins: "terminated with exit code (137)"); Python's subprocess returncode -9 as
     // wrappers print it ("Training failed with exit code -9"; macOS has no OOM-killer message of its own).
+    // A wrapper may capitalize it: megahit's "[Exit code -9]" for a SIGKILLed child (subprocess returncode).
     // systemd (src/core/unit.c, service.c): "A process of this unit has been killed by the OOM killer." and
     // "Failed with result 'oom-kill'."; docker ps's "Exited (137) 2 minutes ago"; Kubernetes' container status "Reason: OOMKilled" / "reason: OOMKilled" and docker inspect's
     // "OOMKilled": true (false is the healthy case).
     // Slurm's job state OUT_OF_MEMORY, not the tail of CUDA_ERROR_OUT_OF_MEMORY.
     const oomKilled = /\bOOMKilled\b(?!"?\s*[:=]\s*false)/.test(c);
-    if (!oomKilled && !/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? \(?137\b|\bExited \(137\)|Failed with result 'oom-kill'|killed by the OOM killer|(?:exit|return) code:? -9\b|return code = -9\b|oom_kill event|\bOUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
+    if (!oomKilled && !/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? \(?137\b|\bExited \(137\)|Failed with result 'oom-kill'|killed by the OOM killer|(?:[Ee]xit|return) code:? -9\b|return code = -9\b|oom_kill event|\bOUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
     let rank: number | undefined;
     const local = /local_rank: (\d+)/.exec(c);
     if (local) rank = Number(local[1]);
