@@ -37,3 +37,13 @@ describe("DataLoader's worker signal handler", () => {
     expect(root('ERROR: Unexpected floating-point exception encountered in worker.')).toMatchObject({ kind: 'not-oom', catchable: false });
   });
 });
+
+describe("the HSA runtime's queue-callback abort", () => {
+  it('reads a fault status other than OUT_OF_RESOURCES as not-oom, not a runtime-abort for memory', () => {
+    const fault = ':1:rocdevice.cpp            :2690: 1234567890 us: 4242 : [tid:0x7f00aa000700] Device::callbackQueue aborting with error : HSA_STATUS_ERROR_ILLEGAL_INSTRUCTION: The agent attempted to execute an illegal shader instruction. code: 0x2a\nAborted (core dumped)';
+    expect(root(fault)).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+    // Out of resources stays the memory abort.
+    const oom = ':0:rocdevice.cpp            :2660: 98765 us: 77 : [tid:0x7f11bb000700] Device::callbackQueue aborting with error : HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. code: 0x1008';
+    expect(root(oom)).toMatchObject({ kind: 'runtime-abort', platform: 'rocm' });
+  });
+});

@@ -72,7 +72,9 @@ const FREE_MEM = new RegExp(String.raw`Available Free mem\s*:\s*${SIZE}`);
 /**
  * The HSA runtime aborting the process from a queue callback (rocdevice.cpp): no exception reaches
  * Python. With HSA_STATUS_ERROR_OUT_OF_RESOURCES (0x1008) the device ran out of memory, typically
- * inside a collective while PyTorch's cache held the memory (ROCm/hip#3253, seed 000).
+ * inside a collective while PyTorch's cache held the memory (ROCm/hip#3253, seed 000). With another
+ * status named (ROCR-Runtime hsa.h's faults: a memory aperture violation, an illegal instruction, a memory
+ * fault) the kernel faulted: the same abort, but not-oom.
  */
 const hsaAbort: Signature = {
   id: 'hsa-runtime-abort',
@@ -81,6 +83,9 @@ const hsaAbort: Signature = {
   match(line) {
     const text = joinNext(line, 3);
     const outOfResources = /HSA_STATUS_ERROR_OUT_OF_RESOURCES|0x1008/.test(text);
+    // Any other status it names (hsa.h: HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION 0x29, _ILLEGAL_INSTRUCTION 0x2a,
+    // _MEMORY_FAULT 0x2b, _EXCEPTION 0x1016) is a fault of the kernel, not memory running out: the abort is not-oom.
+    const fault = outOfResources ? undefined : /HSA_STATUS_ERROR_(?!OUT_OF_RESOURCES)[A-Z_]+/.exec(text)?.[0];
     const status = /status: (0x[0-9a-f]+)/i.exec(line.content)?.[1];
     const free = FREE_MEM.exec(text);
     const freeBytes = free ? toBytes(free[1]!, free[2]!) : undefined;
@@ -88,17 +93,20 @@ const hsaAbort: Signature = {
     return {
       signature: 'hsa-runtime-abort',
       role: 'failure',
-      kind: 'runtime-abort',
+      kind: fault ? 'not-oom' : 'runtime-abort',
       platform: 'rocm',
       catchable: false,
-      summary: outOfResources
+      summary: fault
+        ? `ROCm runtime aborted the process from its queue callback: ${fault} (not an out-of-memory error)`
+        : outOfResources
         ? 'ROCm runtime aborted the process: device out of resources (HSA_STATUS_ERROR_OUT_OF_RESOURCES)' + (freeBytes !== undefined ? `, ${formatBytes(freeBytes)} free` : '')
         : `ROCm runtime aborted the process from its queue callback${status ? ` (status ${status})` : ''}`,
       explanation: outOfResources
         ? 'The HSA runtime hit out-of-memory on one of its own threads (a queue callback, often during an RCCL collective) and called abort(): ' +
           'no Python exception, no chance for PyTorch to free its cache and retry. Memory PyTorch had cached but not used was reclaimable the whole time. ' +
           'HIP_SKIP_ABORT_ON_GPU_ERROR does not prevent it.'
-        : 'The HSA runtime reported a fatal queue error and aborted the process; no exception reaches the program.',
+        : 'The HSA runtime reported a fatal queue error and aborted the process; no exception reaches the program.' +
+          (fault ? ' The status names a fault of the kernel (an access outside its memory, an illegal instruction), not memory running out.' : ''),
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers,
       fixes: outOfResources ? [emptyCacheBeforeCollectives, shrinkPeak()] : [{ id: 'hsa-debug', title: 'Rerun with AMD_LOG_LEVEL=4 and AMD_SERIALIZE_KERNEL=3 to see the failing kernel', rationale: 'Queue errors are asynchronous; serialized kernels point at the culprit.', snippet: 'export AMD_LOG_LEVEL=4 AMD_SERIALIZE_KERNEL=3' }],
