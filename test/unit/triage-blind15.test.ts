@@ -47,3 +47,11 @@ describe("the HSA runtime's queue-callback abort", () => {
     expect(root(oom)).toMatchObject({ kind: 'runtime-abort', platform: 'rocm' });
   });
 });
+
+describe("Level Zero's own names", () => {
+  it('name the xpu platform for the fallbacks', () => {
+    const log = "$ ./bench_copy --iters 10\nterminate called after throwing an instance of 'std::runtime_error'\n  what():  zeCommandListAppendMemoryCopy( hCmdList, dst, src, size, nullptr, 0, nullptr ) returned ZE_RESULT_ERROR_INVALID_ARGUMENT\nAborted (core dumped)";
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'xpu', catchable: false });
+    expect(root("terminate called after throwing an instance of 'std::runtime_error'\n  what():  unexpected ze_result_t 0x70000004")).toMatchObject({ kind: 'not-oom', platform: 'xpu' });
+  });
+});
