@@ -55,3 +55,32 @@ describe("Level Zero's own names", () => {
     expect(root("terminate called after throwing an instance of 'std::runtime_error'\n  what():  unexpected ze_result_t 0x70000004")).toMatchObject({ kind: 'not-oom', platform: 'xpu' });
   });
 });
+
+describe("CANN's HCCL EI0011 (Resource_Error_Insufficient_Device_Memory)", () => {
+  it('reads it as a catchable OOM on the NPU, with the size when it is one number', () => {
+    const log = [
+      '[PID: 31337] 2025-02-14-09:30:11.123.456 Resource_Error_Insufficient_Device_Memory(EI0011): Failed to allocate [size:2147483648] bytes of NPU memory.',
+      '        Possible Cause: Allocation failure due to insufficient NPU memory.',
+      '        Solution: Stop unnecessary processes and ensure the required memory is available.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'npu', catchable: true, requestedBytes: 2147483648 });
+    // A range gives no request.
+    const range = root('EI0011: Failed to allocate [size: [0.5MB, 4MB], Affected by QP depth configuration.] bytes of NPU memory.');
+    expect(range).toMatchObject({ kind: 'catchable-oom', platform: 'npu' });
+    expect(range?.requestedBytes).toBeUndefined();
+  });
+
+  it("takes the frames of the traceback below it through a logger's prefix", () => {
+    const log = [
+      'ERROR 11-02 17:45:09 [model_runner.py:88]         Failed to allocate [size:65536000] bytes of NPU memory.',
+      'ERROR 11-02 17:45:09 [model_runner.py:88] Traceback (most recent call last):',
+      'ERROR 11-02 17:45:09 [model_runner.py:88]   File "/srv/app/serve/runner.py", line 120, in step',
+      'ERROR 11-02 17:45:09 [model_runner.py:88]     out = self.model(batch)',
+      'ERROR 11-02 17:45:09 [model_runner.py:88]           ^^^^^^^^^^^^^^^^^',
+      'ERROR 11-02 17:45:09 [model_runner.py:88]   File "/srv/app/serve/model.py", line 57, in forward',
+      'ERROR 11-02 17:45:09 [model_runner.py:88]     return self.attn(x)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'npu', requestedBytes: 65536000 });
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/srv/app/serve/model.py', line: 57 });
+  });
+});

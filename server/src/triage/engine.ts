@@ -631,7 +631,16 @@ class PieceLineView implements LineView {
     const body = header ? header.k + 1 : headerlessFrames(below);
     if (body === undefined) return undefined;
     const rank = header?.rank;
-    const frames = framesOf(tracebackBody(below, body, FOLLOWING_BODY_LINES, rank, false));
+    // A logger's prefix in front of every line of it ("ERROR 03-27 08:02:54 [worker.py:452] Traceback …", vLLM's
+    // logger), its digits free to change, comes off each body line so that indentation means what it meant.
+    const headerContent = header ? below(header.k)!.content : '';
+    const head = headerContent.slice(0, Math.max(0, headerContent.indexOf('Traceback (most recent call last)')));
+    const prefix = head.trim() === '' ? undefined : new RegExp('^' + head.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\d+/g, '\\d+'));
+    const unprefixed = prefix === undefined ? below : (k: number): RankedLine | undefined => {
+      const line = below(k);
+      return line === undefined ? undefined : { ...line, content: line.content.replace(prefix, '') };
+    };
+    const frames = framesOf(tracebackBody(unprefixed, body, FOLLOWING_BODY_LINES, rank, false));
     return frames.length > 0 ? { frames, ...(rank !== undefined && { rank }) } : undefined;
   }
 

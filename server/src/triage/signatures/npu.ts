@@ -123,6 +123,41 @@ const ascendRuntime: Signature = {
   },
 };
 
+/**
+ * CANN's HCCL error EI0011 (Resource_Error_Insufficient_Device_Memory, HCCL's error-code table: "Failed to
+ * allocate %s bytes of NPU memory.", "Possible Cause: Allocation failure due to insufficient NPU memory."):
+ * HCCL could not get device memory for a collective's workspace or buffers. The size is an exact count
+ * ("[size:1678770176]", "262144") or a range ("262144~3145728", "[size: [0.25MB, 3MB], …]"), which gives no
+ * request. Its code line may be cut off an excerpt; the message names the NPU by itself.
+ */
+const HCCL_NPU_MEMORY = /Failed to allocate (?:\[size: ?(\d+)\]|(\d+)|.*?) bytes of NPU memory/;
+
+const hcclDeviceMemory: Signature = {
+  id: 'hccl-insufficient-device-memory',
+  platform: 'npu',
+  needles: ['bytes of NPU memory'],
+  match(line) {
+    const m = HCCL_NPU_MEMORY.exec(line.content);
+    if (!m) return undefined;
+    const size = m[1] ?? m[2];
+    const rank = ascendRank(line);
+    const device = ascendDevice(line);
+    return {
+      signature: 'hccl-insufficient-device-memory',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'npu',
+      catchable: true,
+      summary: 'Ascend NPU out of memory: HCCL could not allocate device memory (EI0011)' + (size !== undefined ? `: ${formatBytes(Number(size))} requested` : ''),
+      explanation: 'HCCL asked the CANN runtime for device memory (a collective\'s workspace or buffers) and the NPU had no room: the error reaches the program as an exception.',
+      ...(device !== undefined && { device }),
+      ...(rank !== undefined && { rank }),
+      numbers: size !== undefined ? { requestedBytes: Number(size) } : {},
+      fixes: [shrinkPeak()],
+    };
+  },
+};
+
 const RNGD_FAILED = /failed to allocate (\d+) bytes on (DRAM_SHARED|DRAM)/;
 const RNGD_REQUIRED = /Failed to alloc dram shared, required: (\d+)/;
 
@@ -311,4 +346,4 @@ const mindsporeOom: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime, mindsporeOom, rngd, ascendTimeout, hcclError];
+export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime, hcclDeviceMemory, mindsporeOom, rngd, ascendTimeout, hcclError];
