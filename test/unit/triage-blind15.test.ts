@@ -84,3 +84,14 @@ describe("CANN's HCCL EI0011 (Resource_Error_Insufficient_Device_Memory)", () =>
     expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/srv/app/serve/model.py', line: 57 });
   });
 });
+
+describe("Vulkan's out-of-memory results", () => {
+  it("reads VK_ERROR_OUT_OF_DEVICE_MEMORY and Vulkan-Hpp's ErrorOutOfDeviceMemory as a catchable OOM", () => {
+    expect(root('[renderer] frame 12 failed\nterminating frame: vk::Device::allocateMemory: ErrorOutOfDeviceMemory')).toMatchObject({ kind: 'catchable-oom', catchable: true });
+    expect(root('vkAllocateMemory returned VK_ERROR_OUT_OF_DEVICE_MEMORY (-2) for a 805306368-byte image')).toMatchObject({ kind: 'catchable-oom' });
+    // The host variant is host memory.
+    expect(root('vkCreateDevice failed: VK_ERROR_OUT_OF_HOST_MEMORY')).toMatchObject({ kind: 'catchable-oom', platform: 'cpu' });
+    // A validation warning that mentions it is not a failure.
+    expect(all('WARNING: retrying after VK_ERROR_OUT_OF_DEVICE_MEMORY with a smaller heap')).toEqual([]);
+  });
+});

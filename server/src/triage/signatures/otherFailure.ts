@@ -41,7 +41,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'E[A-Z]\\d{4}: ', 'ERR\\d{5} ', 'Java Virtual Machine', 'Program will exit', 'matching distribution', 'satisfies the requirement', 'ailed building wheel',
   'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -\\d',
   // Host kills and allocation failures no hot anchor reads (cpu.ts tailHostKill, tailAllocFailure below).
-  'Tasks state \\(memory', 'low on resource', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY',
+  'Tasks state \\(memory', 'low on resource', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory',
   // Parents reporting a child's end (Node's child_process 'exit' event, launchd's stop timeout), DataLoader's worker signal handler.
   'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in worker'];
 
@@ -530,15 +530,21 @@ export const tailModelDoesNotFit: Signature = {
  *   a runtime-abort in host memory, with the request;
  * - OpenCL's out-of-memory statuses: CL_MEM_OBJECT_ALLOCATION_FAILURE (-4, the device could not back a
  *   buffer; the platform the lines around it name) and CL_OUT_OF_HOST_MEMORY (-6, the host), returned to
- *   the caller: catchable-oom.
+ *   the caller: catchable-oom;
+ * - Vulkan's out-of-memory results (the Vulkan spec's VkResult: VK_ERROR_OUT_OF_DEVICE_MEMORY -2, "A device
+ *   memory allocation has failed", and VK_ERROR_OUT_OF_HOST_MEMORY -1), also as Vulkan-Hpp's exception text
+ *   ("vk::CommandBuffer::end: ErrorOutOfDeviceMemory", the call and vk::to_string of the result): returned
+ *   to the caller or thrown as vk::OutOfDeviceMemoryError, catchable-oom (the device's platform from the
+ *   lines around it; Vulkan itself names no vendor).
  */
 const GLIB_ALLOC = /\bgmem\.c:\d+: failed to allocate (\d+) bytes/;
 const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
+const VULKAN_OOM = /\bVK_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\bErrorOutOf(Device|Host)Memory\b/;
 
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['gmem.c:', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY'],
+  needles: ['gmem.c:', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory'],
   match(line) {
     const glib = GLIB_ALLOC.exec(line.content);
     if (glib) {
@@ -554,6 +560,26 @@ export const tailAllocFailure: Signature = {
         ...(line.rank !== undefined && { rank: line.rank }),
         numbers: { requestedBytes: requested },
         fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    const vk = VULKAN_OOM.exec(line.content);
+    if (vk && !/warn/i.test(line.content)) {
+      const host = (vk[1] ?? vk[2]) === 'HOST';
+      const platform = host ? 'cpu' : platformNear(line);
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform,
+        catchable: true,
+        summary: host ? 'Host out of memory: Vulkan returned VK_ERROR_OUT_OF_HOST_MEMORY' : `Out of memory: a Vulkan device memory allocation failed (VK_ERROR_OUT_OF_DEVICE_MEMORY)${platform === 'cpu' ? '' : ` on ${platform}`}`,
+        explanation: host
+          ? 'The Vulkan driver could not allocate the host memory it needed and returned VK_ERROR_OUT_OF_HOST_MEMORY to the program.'
+          : 'The Vulkan driver could not allocate device memory and returned VK_ERROR_OUT_OF_DEVICE_MEMORY (Vulkan-Hpp throws it as vk::OutOfDeviceMemoryError) to the program, which could have handled it.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: {},
+        fixes: host ? [hostMemory] : [shrinkPeak('the buffers and images the program allocates (resolution, batch)')],
         facts: { tier: 2 },
       };
     }
