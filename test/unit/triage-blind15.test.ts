@@ -95,3 +95,17 @@ describe("Vulkan's out-of-memory results", () => {
     expect(all('WARNING: retrying after VK_ERROR_OUT_OF_DEVICE_MEMORY with a smaller heap')).toEqual([]);
   });
 });
+
+describe("frames of code given with 'python -c'", () => {
+  it("take <string>'s <module> frame as the user's, not a generated <string> function", () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "<string>", line 3, in <module>',
+      '  File "/opt/conda/lib/python3.11/site-packages/mylib/io.py", line 88, in load',
+      '    return Record(**row)',
+      '  File "<string>", line 4, in __init__',
+      'ValueError: negative size',
+    ].join('\n');
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '<string>', line: 3, function: '<module>' });
+  });
+});

@@ -156,6 +156,10 @@ export function framesOf(lines: readonly string[]): SourceFrame[] {
 
 /** True for frames in the standard library, the framework or an installed package. */
 export function isLibraryFrame(frame: SourceFrame): boolean {
+  // \`python -c "…"\` runs the command line's code as the module of \`<string>\` (CPython's pymain_run_command,
+  // PyRun_SimpleString): the user's. A \`<string>\` frame inside a function is generated code (dataclasses'
+  // \`__init__\`, namedtuple), not the user's.
+  if (frame.file === '<string>' && frame.function === '<module>') return false;
   return LIBRARY_PATH.test(frame.file);
 }
 
