@@ -109,3 +109,12 @@ describe("frames of code given with 'python -c'", () => {
     expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '<string>', line: 3, function: '<module>' });
   });
 });
+
+describe('torch.OutOfMemoryError whose message names the backend', () => {
+  it('takes the platform from the word before "out of memory" and the request from the next line', () => {
+    expect(root('torch.OutOfMemoryError: XPU out of memory.\nTried to allocate 3.50 GiB.')).toMatchObject({ kind: 'catchable-oom', platform: 'xpu', requestedBytes: Math.round(3.5 * 2 ** 30) });
+    expect(root('torch.OutOfMemoryError: NPU out of memory.')).toMatchObject({ kind: 'catchable-oom', platform: 'npu' });
+    // The module still decides when the message names nothing.
+    expect(root('torch.cuda.OutOfMemoryError: see the log above')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+  });
+});

@@ -32,6 +32,14 @@ function platformOfModule(module: string): Platform {
   return 'cuda';
 }
 
+function platformOfWord(word: string): Platform {
+  if (word === 'NPU') return 'npu';
+  if (word === 'XPU') return 'xpu';
+  if (word === 'HIP') return 'rocm';
+  if (word.startsWith('MPS')) return 'mps';
+  return 'cuda';
+}
+
 export const oomException: Signature = {
   id: 'oom-exception',
   platform: 'cuda',
@@ -44,14 +52,19 @@ export const oomException: Signature = {
     // A report's message line that a message signature reads is the verdict, not its type line.
     const message = reported ? REPORTED_MESSAGE.exec(line.next(1) ?? '')?.[1] : undefined;
     if (message !== undefined && /out of memory|Tried to allocate/i.test(message)) return undefined;
-    const requested = REQUESTED.exec(message ?? line.content);
+    // The message may go on on the next line ("torch.OutOfMemoryError: NPU out of memory." / "Tried to allocate 14.90 GiB.").
+    const next = line.next(1) ?? '';
+    const requested = REQUESTED.exec(message ?? line.content) ?? (message === undefined && /^\s*Tried to allocate /.test(next) ? REQUESTED.exec(next) : null);
+    // torch.OutOfMemoryError is every backend's type since PyTorch 2.5; the word before "out of memory" in its
+    // message names the backend (torch_npu's "NPU out of memory.", "XPU out of memory.", "HIP out of memory.").
+    const named = /\b(NPU|XPU|HIP|MPS(?: backend)?|CUDA) out of memory/.exec(message ?? line.content)?.[1];
     const bytes = requested ? toBytes(requested[1]!, requested[2]!) : undefined;
     const type = `${m[1]}.OutOfMemoryError`;
     return {
       signature: 'oom-exception',
       role: 'failure',
       kind: 'catchable-oom',
-      platform: platformOfModule(m[1]!),
+      platform: named !== undefined ? platformOfWord(named) : platformOfModule(m[1]!),
       catchable: true,
       summary: `${type}` + (bytes !== undefined ? `: ${formatBytes(bytes)} requested` : '') + ' (the message is cut off or not one Headroom reads)',
       explanation:
