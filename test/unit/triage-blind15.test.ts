@@ -118,3 +118,10 @@ describe('torch.OutOfMemoryError whose message names the backend', () => {
     expect(root('torch.cuda.OutOfMemoryError: see the log above')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
   });
 });
+
+describe("Tenstorrent tt-metal's bank allocator", () => {
+  it('reads its Out of Memory as a catchable OOM with the exact request', () => {
+    const log = 'RuntimeError: TT_THROW @ tt_metal/impl/allocator/bank_manager.cpp:141: tt::exception\ninfo:\nOut of Memory: Not enough space to allocate 2097152 B L1 buffer across 64 banks, where each bank needs to store 32768 B';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', catchable: true, requestedBytes: 2097152 });
+  });
+});

@@ -41,7 +41,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'E[A-Z]\\d{4}: ', 'ERR\\d{5} ', 'Java Virtual Machine', 'Program will exit', 'matching distribution', 'satisfies the requirement', 'ailed building wheel',
   'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -\\d',
   // Host kills and allocation failures no hot anchor reads (cpu.ts tailHostKill, tailAllocFailure below).
-  'Tasks state \\(memory', 'low on resource', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory',
+  'Tasks state \\(memory', 'low on resource', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate \\d+ B ',
   // Parents reporting a child's end (Node's child_process 'exit' event, launchd's stop timeout), DataLoader's worker signal handler.
   'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in worker'];
 
@@ -535,16 +535,21 @@ export const tailModelDoesNotFit: Signature = {
  *   memory allocation has failed", and VK_ERROR_OUT_OF_HOST_MEMORY -1), also as Vulkan-Hpp's exception text
  *   ("vk::CommandBuffer::end: ErrorOutOfDeviceMemory", the call and vk::to_string of the result): returned
  *   to the caller or thrown as vk::OutOfDeviceMemoryError, catchable-oom (the device's platform from the
- *   lines around it; Vulkan itself names no vendor).
+ *   lines around it; Vulkan itself names no vendor);
+ * - Tenstorrent tt-metal's bank allocator ("Out of Memory: Not enough space to allocate N B DRAM buffer across
+ *   12 banks, where each bank needs to store M B", bank_manager.cpp's TT_THROW/TT_FATAL, raised to Python as a
+ *   RuntimeError): catchable-oom with the exact request (the platform the lines around it name; none of
+ *   Headroom's platforms is Tenstorrent's).
  */
 const GLIB_ALLOC = /\bgmem\.c:\d+: failed to allocate (\d+) bytes/;
 const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
+const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer across (\d+) banks/;
 const VULKAN_OOM = /\bVK_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\bErrorOutOf(Device|Host)Memory\b/;
 
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['gmem.c:', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory'],
+  needles: ['gmem.c:', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Not enough space to allocate'],
   match(line) {
     const glib = GLIB_ALLOC.exec(line.content);
     if (glib) {
@@ -560,6 +565,24 @@ export const tailAllocFailure: Signature = {
         ...(line.rank !== undefined && { rank: line.rank }),
         numbers: { requestedBytes: requested },
         fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    const tt = TT_METAL_OOM.exec(line.content);
+    if (tt) {
+      const requested = Number(tt[1]);
+      const platform = platformNear(line);
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform,
+        catchable: true,
+        summary: `Out of memory: tt-metal could not allocate a ${formatBytes(requested)} ${tt[2]} buffer across ${tt[3]} banks`,
+        explanation: 'Tenstorrent\'s tt-metal allocator found no free range in the device\'s banks for the buffer and threw an exception (a RuntimeError in Python) the program could have caught.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: { requestedBytes: requested },
+        fixes: [shrinkPeak('the tensors placed in device DRAM/L1 (batch, sequence length, sharding)')],
         facts: { tier: 2 },
       };
     }
