@@ -180,7 +180,7 @@ std::string PickleReader::describe(const Value& v) const {
     case Tag::None: return "None";
     case Tag::Bool: return "a bool";
     case Tag::Int:
-    case Tag::BigInt: return "an int";
+    case Tag::BigInt: return "an int outside 64 bits";
     case Tag::Float: return "a float";
     case Tag::Str: return "a str";
     case Tag::Bytes: return "bytes";

@@ -10,6 +10,11 @@ constexpr uint64_t kSmallSize = kMiB;
 constexpr uint64_t kSmallBuffer = 2 * kMiB;
 constexpr uint64_t kMinLargeAlloc = 10 * kMiB;
 constexpr uint64_t kRoundLarge = 2 * kMiB;
+// No accelerator holds 2^46 bytes (64 TiB). A request, or a total, beyond that (a corrupt or hostile
+// trace: libFuzzer found a size of 2^64 - 2^31) fails as a cudaMalloc that cannot be satisfied
+// would; before this bound, rounding such a size and adding it to the reserved bytes overflowed and
+// the capacity check passed, which corrupted the segment's block list.
+constexpr uint64_t kMaxDeviceBytes = uint64_t{1} << 46;
 
 bool isPowerOf2(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 unsigned log2Floor(uint64_t v) { return 63u - static_cast<unsigned>(__builtin_clzll(v)); }
@@ -99,6 +104,10 @@ void DeviceSimulator::addReserved(uint64_t bytes) {
 }
 
 uint32_t DeviceSimulator::malloc(uint64_t origSize, uint64_t stream, uint32_t owner) {
+  if (origSize > kMaxDeviceBytes) {
+    ++stats_.ooms;
+    return kNil;
+  }
   const uint64_t size = roundSize(settings_, origSize);
   Pool& pool = size <= kSmallSize ? small_ : large_;
   Params p{size, stream, &pool, allocationSize(size)};
@@ -157,7 +166,8 @@ bool DeviceSimulator::getFreeBlock(Params& p) {
 bool DeviceSimulator::allocBlock(Params& p, bool isRetry) {
   if (isRetry) ++stats_.allocRetries;
   const uint64_t size = p.allocSize;
-  if (capacity_ != 0 && stats_.reservedBytes + size > capacity_) return false;
+  const uint64_t limit = capacity_ != 0 ? std::min(capacity_, kMaxDeviceBytes) : kMaxDeviceBytes;
+  if (size > limit || stats_.reservedBytes > limit - size) return false;
   if (settings_.expandableSegments) {
     p.block = tryAllocateExpandableBlock(p.stream, *p.pool, p.size);
     return p.block != kNil;

@@ -224,6 +224,26 @@ describe('replay through the caching-allocator simulator', () => {
     expect(json.source.notes[0]).toMatch(/peaks are lower bounds/);
   });
 
+  it('fails a request no device could hold as an OOM, with or without a capacity', async () => {
+    if (!havePython) return;
+    // libFuzzer found a trace asking for -2^31 bytes (read as 2^64 - 2^31): rounding it and adding it to
+    // the reserved bytes overflowed, the capacity check passed, and the segment's block list was corrupted.
+    const script = [
+      'import pickle, sys',
+      'e = lambda a, addr, size: {"action": a, "addr": addr, "size": size, "stream": 0, "time_us": 1, "frames": []}',
+      'big = -2**31',
+      't = [e("alloc", 2**40, 65536), e("alloc", 2**41, big), e("free_completed", 2**40, 65536), e("alloc", 2**40, 512), e("free_completed", 2**41, big)]',
+      'sys.stdout.buffer.write(pickle.dumps({"segments": [], "device_traces": [t]}, protocol=4))',
+    ].join('\n');
+    const bytes = spawnSync('python3', ['-c', script]).stdout;
+    const report = await native.replaySnapshot(bytes, { variants: [{}, { capacityBytes: 2 ** 30 }] });
+    for (const variant of report.variants) {
+      expect(variant.ooms).toBe(1);
+      expect(variant.firstOom?.sizeBytes).toBe(2 ** 64 - 2 ** 31);
+      expect(variant.reservedPeakBytes).toBe(2 * 2 ** 20);
+    }
+  });
+
   it('replays each device of a multi-device snapshot on its own, and reports the worst', async () => {
     if (!havePython) return;
     // Two devices: kvcache's trace and segments on device 0, llm__cap004's on device 1.
