@@ -149,6 +149,18 @@ const CONTAINER_OOM = /\bcontainer oom [0-9a-f]{12,64}\b/;
 const TASKS_STATE = /\bTasks state \(memory values in pages\):/;
 /** The kubelet evicting pods for node memory pressure (pkg/kubelet/eviction/helpers.go nodeLowMessageFmt: "The node was low on resource: memory. "). */
 const NODE_LOW_MEMORY = /\bThe node was low on resource: \[?memory\]?/;
+/** GCC's driver when a compiler pass it ran died of a signal (gcc/gcc.cc execute(): "%s signal terminated program %s", strsignal's "Killed" for SIGKILL). */
+const GCC_KILLED = /\bfatal error: Killed signal terminated program (\S+)/;
+/**
+ * A parent reporting a child's exit status 137 (128 + SIGKILL) in words the hot scan's "exit code 137" does
+ * not cover: the kubelet's exec hook ("command 'x' exited with 137: "), Nextflow's task report ("terminated
+ * with an error exit status (137)"), a job runner's "command exit value(137)".
+ */
+const EXIT_137 = /\bexit(?:ed)?(?: with)?(?: an error)?(?: exit)?(?: status| value| code)?\s*[:(]?\s*137\b(?!\.\d)/i;
+/** Slurm's cgroup task plugin after a step's memory cgroup ran out (task_cgroup_memory.c: "Detected 2 oom-kill event(s) in step 42.batch cgroup"). */
+const SLURM_OOM_EVENTS = /\bDetected [1-9]\d* oom[-_]kill event/;
+/** The kernel OOM killer's own stack frames (mm/oom_kill.c: dump_header's dump_stack, printed only when it runs). */
+const KERNEL_OOM_FRAME = /\b(?:oom_kill_process|out_of_memory|pagefault_out_of_memory|mem_cgroup_out_of_memory)\+0x[0-9a-f]+\/0x[0-9a-f]+/;
 
 /**
  * Host kills with no word the hot scan anchors on, read by the tail pass: the kernel OOM killer's task
@@ -162,8 +174,29 @@ const NODE_LOW_MEMORY = /\bThe node was low on resource: \[?memory\]?/;
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'container oom ', 'signal sigkill', 'Tasks state (memory values in pages)', 'low on resource'],
+  needles: [']', 'container oom ', 'signal sigkill', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x'],
   match(line) {
+    const gcc = GCC_KILLED.exec(line.content);
+    const exit137 = !gcc && EXIT_137.test(line.content);
+    const slurm = !gcc && !exit137 && SLURM_OOM_EVENTS.test(line.content);
+    const frame = !gcc && !exit137 && !slurm && KERNEL_OOM_FRAME.test(line.content);
+    if (gcc || exit137 || slurm || frame) {
+      const summary = gcc
+        ? `The compiler (${gcc[1]}) was killed with SIGKILL, most likely by the host OOM killer`
+        : exit137
+          ? 'A child process exited with status 137 (SIGKILL), most likely killed for host memory'
+          : slurm
+            ? 'Host OOM: Slurm detected oom-kill events in the job step\'s memory cgroup'
+            : 'Host OOM: the kernel OOM killer\'s stack trace (a process was killed for memory)';
+      const why = gcc
+        ? 'GCC\'s driver reports that a compiler pass it ran died of SIGKILL ("Killed signal terminated program"); a large translation unit on a small host is the usual case. '
+        : exit137
+          ? 'Exit status 137 is 128 + 9: the child was killed with SIGKILL, the signal the kernel OOM killer and cgroup limits send. '
+          : slurm
+            ? 'Slurm\'s cgroup plugin counts the kernel OOM killer\'s kills inside the step\'s memory limit; the step used more than the job asked for. '
+            : 'These frames (oom_kill_process, out_of_memory) are printed only while the kernel OOM killer runs; the lines naming the victim are not in this excerpt. ';
+      return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
+    }
     if (NODE_LOW_MEMORY.test(line.content)) {
       const summary = 'Host OOM: the kubelet evicted the pod because the node was low on memory';
       const why = 'Kubernetes\' kubelet evicts pods when the node\'s available memory falls below its eviction threshold, starting with the pods that use the most above their requests; their containers are killed. ';

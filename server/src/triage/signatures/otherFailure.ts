@@ -43,7 +43,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // Host kills and allocation failures no hot anchor reads (cpu.ts tailHostKill, tailAllocFailure below).
   'Tasks state \\(memory', 'low on resource', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate \\d+ B ',
   // Parents reporting a child's end (Node's child_process 'exit' event, launchd's stop timeout), DataLoader's worker signal handler.
-  'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in worker'];
+  'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in worker',
+  // Host kills told by a compiler driver, a parent's exit status 137, Slurm's cgroup plugin, the OOM killer's stack (cpu.ts tailHostKill).
+  'Killed signal terminated program', 'exit(?:ed)?\\b[\\w ]{0,24}[:(]?\\s*137\\b', 'oom[-_]kill event', 'out_of_memory\\+0x', 'oom_kill_process\\+0x'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;

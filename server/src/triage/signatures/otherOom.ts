@@ -15,7 +15,7 @@
  */
 import { formatBytes } from '../../format';
 import type { Platform, SourceFrame } from '../../protocol';
-import { shrinkPeak } from '../fixes';
+import { hostMemory, shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
 import { joinNext } from './lineContext';
 import type { Finding, LineView, Signature } from './types';
@@ -37,6 +37,12 @@ const REQUEST = new RegExp(String.raw`(?:allocat\w*|request\w*|reallocate)(?: of
 const DRIVER_REPORT = new RegExp(String.raw`${SIZE} free and ${SIZE} total`);
 /** The free memory a failed request is compared with: "Failed to allocate 16.00 GB GPU memory (0.00 GB available)". */
 const AVAILABLE = new RegExp(String.raw`\(${SIZE} (?:available|free)\)`);
+/**
+ * The Go runtime refused heap by the OS (runtime/mheap.go, malloc.go: "runtime: out of memory: cannot allocate
+ * N-byte block (M in use)", then throw("out of memory"), printed as "fatal error: out of memory"): no recover()
+ * catches a throw, and the program's own heap (M) filled the host or its limit, so it is a host OOM.
+ */
+const GO_OOM = /\bruntime: out of memory: cannot allocate (\d+)-byte block \((\d+) in use\)/;
 /** A per-GPU line prefix ("GPU-0: Failed to allocate …", "GPU 3: …"): the device the line is about. */
 const GPU_PREFIX = /^\s*GPU[- ]?(\d+): /;
 
@@ -83,6 +89,10 @@ export const otherOom: Signature = {
     const text = line.content;
     const m = OOM_WORDS.exec(text);
     if (!m) return undefined;
+    const go = GO_OOM.exec(text);
+    if (go) return goOutOfMemory(line, Number(go[1]), Number(go[2]));
+    // Go's throw under that line is the same failure, read there.
+    if (/^\s*fatal error: out of memory\s*$/.test(text)) for (let k = 1; k <= 3; k++) if (GO_OOM.test(line.previous(k) ?? '')) return undefined;
     // Lua's error() has no "error" in it: "file.lua:109: $ Torch: not enough memory", then "stack traceback:".
     const luaError = /^\s*stack traceback:/.test(line.next(1) ?? '');
     const stated = STATED_FAILURE.exec(text);
@@ -128,6 +138,24 @@ export const otherOom: Signature = {
     };
   },
 };
+
+function goOutOfMemory(line: LineView, requested: number, inUse: number): Finding {
+  return {
+    signature: 'other-out-of-memory',
+    role: 'failure',
+    fallback: 'oom',
+    kind: 'host-oom',
+    platform: 'cpu',
+    catchable: false,
+    summary: `Host out of memory: the Go runtime could not get ${formatBytes(requested)} from the OS (${formatBytes(inUse)} of heap in use)`,
+    explanation:
+      'The Go runtime asked the operating system for more heap and was refused. It does not return that failure to the program: ' +
+      'it stops the process with "fatal error: out of memory", which no recover() catches. The heap in use filled the host (or the process\'s limit).',
+    ...(line.rank !== undefined && { rank: line.rank }),
+    numbers: { requestedBytes: requested, processInUseBytes: inUse },
+    fixes: [hostMemory],
+  };
+}
 
 /** `\ttrain.lua:208: in function 'opfunc'`, `\tmain.lua:12: in main chunk`: one frame of Lua's stack traceback. */
 const LUA_FRAME = /^\s*(\S+\.lua):(\d+): in (?:function '([^']*)'|(main chunk)|function <[^>]*>)/;

@@ -1,0 +1,56 @@
+// The message classes blind batch 16 showed the engine did not know: host kills told by a compiler
+// driver, a parent's exit status 137 in words no hot anchor reads, Slurm's cgroup plugin, the kernel OOM
+// killer's own stack frames, the Go runtime's fatal out-of-memory. Each test is a variant written for the
+// class (other numbers, names and prefixes), not a corpus log.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const all = (text: string) => triageText(text, 'log').verdicts;
+const root = (text: string) => all(text)[0];
+
+describe('host kills and host OOMs no hot anchor read', () => {
+  it("reads GCC's driver reporting a compiler pass killed by SIGKILL as a host kill", () => {
+    const log = [
+      '[ 42%] Building CXX object src/CMakeFiles/engine.dir/parser.cpp.o',
+      'aarch64-linux-gnu-g++: fatal error: Killed signal terminated program cc1plus',
+      'compilation terminated.',
+      'make[2]: *** [src/CMakeFiles/engine.dir/build.make:76: src/CMakeFiles/engine.dir/parser.cpp.o] Error 1',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    expect(root('gcc: fatal error: Killed signal terminated program cc1')?.summary).toContain('cc1');
+    // Another signal is no memory kill.
+    expect(root('g++: fatal error: Segmentation fault signal terminated program cc1plus')?.kind).not.toBe('host-oom');
+  });
+
+  it("reads a parent's exit status 137 in its own words as a host kill, and other statuses not", () => {
+    expect(root("[a1/b2c3d4] NOTE: Process `ALIGN:minimap2 (s7)` terminated with an error exit status (137) -- Execution is retried (2)")).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
+    expect(root("PostStart hook for Container \"api\" in Pod \"web-7\" failed - error: command '/bin/warm' exited with 137: , message: \"\"")).toMatchObject({ kind: 'host-oom' });
+    expect(root('job 88 result: [code=500, msg=command exit value(137) is failed]')).toMatchObject({ kind: 'host-oom' });
+    expect(root("Process `QC:fastqc (s2)` terminated with an error exit status (1)")?.kind).not.toBe('host-oom');
+    expect(root("command '/bin/warm' exited with 1370")?.kind).not.toBe('host-oom');
+  });
+
+  it("reads Slurm's oom-kill events in a step's cgroup as a host kill", () => {
+    expect(root('srun: error: node017: task 3: Killed\nslurmstepd: error: Detected 5 oom-kill event(s) in StepId=9911.0. Some of your processes may have been killed.')).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
+    expect(root('slurmstepd: error: Detected 1 oom_kill event in StepId=12.batch.')).toMatchObject({ kind: 'host-oom' });
+  });
+
+  it("reads the kernel OOM killer's stack frames as a host kill", () => {
+    const log = [
+      '[88123.441] Call Trace:',
+      '[88123.441]  dump_stack_lvl+0x48/0x70',
+      '[88123.441]  dump_header+0x4a/0x240',
+      '[88123.441]  oom_kill_process+0x108/0x1c0',
+      '[88123.441]  out_of_memory+0x246/0x590',
+      '[88123.441]  __alloc_pages_slowpath.constprop.0+0xa1e/0xe40',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    // A function of that name without the kernel's +offset/size is not a frame.
+    expect(all('calling out_of_memory handler in tests')).toEqual([]);
+  });
+
+  it("reads the Go runtime's 'out of memory: cannot allocate' with the request and the heap in use", () => {
+    const log = 'runtime: out of memory: cannot allocate 8388608-byte block (3221225472 in use)\nfatal error: out of memory\n\nruntime stack:\nruntime.throw({0x9a1c2e?, 0x0?})';
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false, requestedBytes: 8388608, processInUseBytes: 3221225472 });
+  });
+});
