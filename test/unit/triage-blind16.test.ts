@@ -1,6 +1,7 @@
 // The message classes blind batch 16 showed the engine did not know: host kills told by a compiler
 // driver, a parent's exit status 137 in words no hot anchor reads, Slurm's cgroup plugin, the kernel OOM
-// killer's own stack frames, the Go runtime's fatal out-of-memory. Each test is a variant written for the
+// killer's own stack frames, the Go runtime's fatal out-of-memory; native crashes and tool failures told by
+// libc++abi, systemd-coredump, the macOS kernel, Open MPI, compute-sanitizer, HIP and Go's os/exec. Each test is a variant written for the
 // class (other numbers, names and prefixes), not a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -52,5 +53,50 @@ describe('host kills and host OOMs no hot anchor read', () => {
   it("reads the Go runtime's 'out of memory: cannot allocate' with the request and the heap in use", () => {
     const log = 'runtime: out of memory: cannot allocate 8388608-byte block (3221225472 in use)\nfatal error: out of memory\n\nruntime stack:\nruntime.throw({0x9a1c2e?, 0x0?})';
     expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false, requestedBytes: 8388608, processInUseBytes: 3221225472 });
+  });
+});
+
+describe('native crashes and tool failures the tail pass reads', () => {
+  it("reads libc++abi's terminate message as the uncaught C++ exception that aborted the process", () => {
+    const log = "loading weights\nlibc++abi: terminating due to uncaught exception of type std::invalid_argument: [reshape] Cannot reshape array of size 12 into shape (5).\nzsh: abort      python gen.py";
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+
+  it("reads MLX's Metal command buffer failing with Insufficient Memory as an MPS OOM, an abort when uncaught", () => {
+    expect(root('step 40/200\nlibc++abi: terminating due to uncaught exception of type std::runtime_error: [METAL] Command buffer execution failed: Insufficient Memory')).toMatchObject({ kind: 'runtime-abort', platform: 'mps', catchable: false });
+    expect(root('RuntimeError: [METAL] Command buffer execution failed: Insufficient Memory')).toMatchObject({ kind: 'catchable-oom', platform: 'mps' });
+  });
+
+  it("reads HIP's 'no ROCm-capable device is detected' as not-oom on rocm", () => {
+    expect(root('rocminfo ok\nhipErrorNoDevice: no ROCm-capable device is detected (in main.cpp:31)')).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+  });
+
+  it("reads systemd-coredump's report of a crashed process, and not a SIGKILL", () => {
+    expect(root('Jan 02 03:04:05 box systemd-coredump[2211]: Process 2190 (blender) of user 1001 terminated abnormally with signal 11/SEGV, processing...')).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(all('Jan 02 03:04:05 box systemd-coredump[2211]: Process 2190 (blender) of user 1001 terminated abnormally with signal 9/KILL, processing...')).toEqual([]);
+    expect(root('systemd-coredump[88]: PID 61 (llama-server) crashed with signal 6/ABRT, processing coredump.')).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+
+  it("reads the macOS kernel's panic report, on mps when it names the GPU driver", () => {
+    expect(root('panic(cpu 2 caller 0xfffffe0021b3c4d0): "AGX: GPU fault, unrecoverable" @AGXFirmwareKextRTBuddy.cpp:112\nDebugger message: panic')).toMatchObject({ kind: 'not-oom', platform: 'mps', catchable: false });
+  });
+
+  it("reads the backtrace Open MPI's signal handler prints as a native crash", () => {
+    const log = [
+      '[node07:22841] [ 0] /lib64/libpthread.so.0(+0x12cf0)[0x2b1c4e2a1cf0]',
+      '[node07:22841] [ 1] /opt/ompi/lib/libopen-pal.so.40(mca_btl_vader_poll_handle_frag+0x4b)[0x2b1c4f00a11b]',
+      '[node07:22841] [ 2] ./solver(+0x3f21)[0x55d0a2c01f21]',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+  });
+
+  it("reads compute-sanitizer's memcheck report as not-oom on cuda", () => {
+    const log = '========= COMPUTE-SANITIZER\n========= Invalid __global__ write of size 8 bytes\n=========     at scatter_add(float *, const int *, int)+0x2b0 in kernels.cu:57\n=========     by thread (31,0,0) in block (9,0,0)';
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+  });
+
+  it("reads Go's exec 'exit status N' as a launcher report, and 137 as a host kill", () => {
+    expect(root('level=ERROR source=server.go:88 msg="runner failed" err="exit status 2"')).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root('level=ERROR msg="runner failed" err="exit status 137"')).toMatchObject({ kind: 'host-oom' });
   });
 });

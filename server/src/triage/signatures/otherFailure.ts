@@ -45,6 +45,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // Parents reporting a child's end (Node's child_process 'exit' event, launchd's stop timeout), DataLoader's worker signal handler.
   'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in worker',
   // Host kills told by a compiler driver, a parent's exit status 137, Slurm's cgroup plugin, the OOM killer's stack (cpu.ts tailHostKill).
+  // Native crashes told by the C++ runtime, the OS and tools outside ML frameworks; a Go program's child exit status; HIP's no-device string.
+  'terminating due to uncaught exception', 'terminated abnormally with signal', 'crashed with signal \\d+/', 'panic\\(cpu \\d+ caller', '\\] \\[ ?\\d+\\] \\S+\\(', '={5,} +(?:Invalid __|Misaligned|Out-of-range)', 'ROCm-capable device', 'exit status [1-9]', 'Command buffer execution failed: Insufficient Memory',
   'Killed signal terminated program', 'exit(?:ed)?\\b[\\w ]{0,24}[:(]?\\s*137\\b', 'oom[-_]kill event', 'out_of_memory\\+0x', 'oom_kill_process\\+0x'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
@@ -81,7 +83,7 @@ const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
 const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|Floating point exception|Illegal instruction(?: \(core dumped\)|\s*$)|\bzsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|\bUnexpected (?:segmentation fault|floating-point exception) encountered in worker\b/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
 /** A launcher or parent reporting a child's end: torchrun, DeepSpeed, MPI, Node's child_process "exit with code N, signal null", launchd's "Service did not exit 5 seconds after SIGTERM. Sending SIGKILL." (a stop timeout, not memory). */
-const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
+const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|\bexit status [1-9]\d*\b(?! \()|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
 
 function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixes: Fix[]): Finding {
   const platform = platformNear(line);
@@ -228,6 +230,16 @@ const JVM_LAUNCH = /Could not create the Java Virtual Machine|A fatal exception 
 const PIP_FAILURE = /\bERROR: (?:No matching distribution found for|Could not find a version that satisfies the requirement|Failed building wheel for|Could not build wheels for|ResolutionImpossible|Cannot install .* because these package versions have conflicting dependencies)|\berror: subprocess-exited-with-error\b|\bFailed building wheel for\b/;
 /** PyTorch's warning that its build has no kernels for this GPU (torch/cuda/__init__.py _check_capability): every kernel launch fails with "no kernel image is available". */
 const ARCH_UNSUPPORTED = /with CUDA capability sm_\d+ is not compatible with the current PyTorch installation/;
+/** HIP's hipGetErrorString for hipErrorNoDevice (100): "no ROCm-capable device is detected" (hipinfo's checkHipErrors, ZLUDA's "Hip error"). */
+const HIP_NO_DEVICE = /no ROCm-capable device is detected|\bhipErrorNoDevice\b/;
+/** systemd-coredump's journal line (coredump.c): "Process 4242 (python3) of user 1000 terminated abnormally with signal 11/SEGV, processing...", since v256 "PID 4242 (python3) crashed with signal 11/SEGV, processing coredump." (systemd#30229). SIGKILL dumps no core. */
+const COREDUMP = /\b(?:Process|PID) \d+ \(([^)]*)\) (?:of user \d+ terminated abnormally|crashed) with signal (\d+)\/([A-Z]+)/;
+/** The macOS (xnu) kernel's panic report: "panic(cpu 3 caller 0xfffffe…): "message" @File.cpp:550"; IOGPU/AGX name Apple's GPU driver. */
+const XNU_PANIC = /^\s*panic\(cpu \d+ caller 0x[0-9a-f]+\): /;
+/** A backtrace frame Open MPI's signal handler prints (opal_backtrace_print, after "*** Process received signal ***"): "[host:10610] [ 2] /lib/libpmix.so.2(fn+0x8f3)[0x78ed…]". */
+const OPAL_BACKTRACE = /^\s*\[[^\]\s]+:\d+\] \[ ?\d+\] \S+\([^)]*\+0x[0-9a-f]+\)\[0x[0-9a-f]+\]/;
+/** compute-sanitizer's (cuda-memcheck's) memcheck report: "========= Invalid __global__ write of size 4 bytes", "Misaligned Shared or Local Address". */
+const SANITIZER = /^=+ +(?:Invalid __(?:global|shared|local)__ (?:read|write|atomic)|Misaligned (?:Shared or Local )?Address|Out-of-range Shared or Local Address)/;
 /** The Linux driver core failing to bind a device (dd.c: "uvesafb: probe of uvesafb.0 failed with error -22", "probe with driver X failed with error -12"). */
 const DRIVER_PROBE = /\bprobe (?:of \S+|with driver \S+) failed with error -\d+/;
 
@@ -270,6 +282,12 @@ function nativeFailure(text: string): { name: string; platform?: Platform; what:
   if (panic) return { name: `a Rust panic in thread '${panic[1]}': ${quote(text.slice(panic.index + panic[0].length))}`, what: 'the panic message and the source location it names (rerun with RUST_BACKTRACE=1)' };
   if (JVM_LAUNCH.test(text)) return { name: `the Java VM did not start (${quote(text)})`, platform: 'cpu', what: 'the JVM\'s options: the line above this one names the option or setting it rejected' };
   if (PIP_FAILURE.test(text)) return { name: `pip could not install a package (${quote(text)})`, what: 'the package index and the versions it offers for this Python and platform (an install failure, not a run)' };
+  if (HIP_NO_DEVICE.test(text)) return { name: `a HIP call failed: no ROCm-capable device is detected (${quote(text)})`, platform: 'rocm', what: 'the ROCm install: the runtime sees no supported AMD GPU (driver, /dev/kfd permissions, HIP_VISIBLE_DEVICES, an unsupported gfx target)', catchable: true };
+  const core = COREDUMP.exec(text);
+  if (core && core[3] !== 'KILL') return { name: `${core[1]} crashed with signal ${core[2]}/${core[3]} (systemd-coredump)`, what: 'the core dump (coredumpctl info / coredumpctl gdb) of the crashed process' };
+  if (XNU_PANIC.test(text)) return { name: `the macOS kernel panicked (${quote(text)})`, ...(/\bIOGPU|\bAGX/.test(text) && { platform: 'mps' as const }), what: 'the panic report: the kernel extension it names (IOGPU/AGX is the GPU driver), not the program' };
+  if (OPAL_BACKTRACE.test(text)) return { name: 'a native crash: the process\'s signal handler printed its backtrace (Open MPI)', what: 'the innermost frames of the backtrace and the signal line above them (run under gdb to see where)' };
+  if (SANITIZER.test(text)) return { name: `compute-sanitizer found a memory access error in a kernel (${quote(text.replace(/^=+\s*/, ''))})`, platform: 'cuda', what: 'the kernel and source line the sanitizer report names (an out-of-bounds or misaligned access, not memory running out)' };
   if (DRIVER_PROBE.test(text)) return { name: `a kernel driver failed to bind its device (${quote(text)})`, what: 'the driver named in the kernel log and the errno it returned' };
   // A failure, not a setting that mentions errors ("CUDA error checking enabled"): "ERROR:", "error-code N", "CUDA ERROR]", "failed".
   const failed = /\berror\s*[:\]]|error[- ]?(?:code|no)\b|\bfailed\b/i.test(text) || /\bERROR\b/.test(text);
@@ -331,10 +349,11 @@ export const otherFailure: Signature = {
     'kernel image is invalid', 'forward compatibility was attempted', 'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed',
     'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend', ': ', 'ERR', 'Java Virtual Machine', 'Program will exit', 'matching distribution',
     'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -',
-    'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker'],
+    'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '');
-    if (text.includes('terminate called after throwing')) {
+    // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
+    if (text.includes('terminate called after throwing') || /\bterminating due to uncaught exception of type /.test(text)) {
       const what = /^\s*what\(\):\s*(.*)$/.exec(line.next(1) ?? '')?.[1];
       const f = base(line, 2, quote(what ? `${text.trim()}: ${what}` : text), false, [lookAtFailure('the C++ exception that nothing caught (its what() message)')]);
       return { ...f, extraLines: what !== undefined ? [1] : [] };
@@ -546,12 +565,14 @@ export const tailModelDoesNotFit: Signature = {
 const GLIB_ALLOC = /\bgmem\.c:\d+: failed to allocate (\d+) bytes/;
 const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
 const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer across (\d+) banks/;
+/** MLX's Metal backend throwing a failed command buffer (mlx/backend/metal: "[METAL] Command buffer execution failed: Insufficient Memory"), the kIOGPUCommandBufferCallbackErrorOutOfMemory of mps.ts without its code. */
+const MLX_COMMAND_BUFFER_OOM = /\[METAL\] Command buffer execution failed: Insufficient Memory/;
 const VULKAN_OOM = /\bVK_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\bErrorOutOf(Device|Host)Memory\b/;
 
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['gmem.c:', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Not enough space to allocate'],
+  needles: ['Command buffer execution failed', 'gmem.c:', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Not enough space to allocate'],
   match(line) {
     const glib = GLIB_ALLOC.exec(line.content);
     if (glib) {
@@ -567,6 +588,25 @@ export const tailAllocFailure: Signature = {
         ...(line.rank !== undefined && { rank: line.rank }),
         numbers: { requestedBytes: requested },
         fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    if (MLX_COMMAND_BUFFER_OOM.test(line.content)) {
+      let aborted = false;
+      for (let k = 0; k <= 3 && !aborted; k++) aborted = /terminating due to uncaught exception|terminate called after throwing/.test(k === 0 ? line.content : (line.previous(k) ?? ''));
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: aborted ? 'runtime-abort' : 'catchable-oom',
+        platform: 'mps',
+        catchable: !aborted,
+        summary: `${aborted ? 'Process aborted: ' : ''}Metal command buffer failed: the GPU ran out of memory (MLX, Insufficient Memory)`,
+        explanation:
+          'Metal could not make the resources of a command buffer resident (MTLCommandBufferErrorOutOfMemory): the buffers the GPU work needs exceed the unified memory macOS lets the GPU use. ' +
+          (aborted ? 'MLX threw it where nothing caught it, so the process aborted.' : 'MLX threw it as an exception the program could have caught.'),
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: {},
+        fixes: [shrinkPeak('the arrays the model keeps on the GPU (batch, context length, quantization)')],
         facts: { tier: 2 },
       };
     }
