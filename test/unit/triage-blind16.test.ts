@@ -100,3 +100,20 @@ describe('native crashes and tool failures the tail pass reads', () => {
     expect(root('level=ERROR msg="runner failed" err="exit status 137"')).toMatchObject({ kind: 'host-oom' });
   });
 });
+
+describe('platform words and sizes from runtime logs', () => {
+  it("takes rocm from ROCm CLR's log lines and the sizes from hip_memory.cpp's allocation summary", () => {
+    const log = [
+      ':3:hip_memory.cpp           :612 : 4400123456 us: 9120 : [tid:0x7f00c1aff640] hipMalloc ( 0x7ffd1c2e0a48, 1073741824 )',
+      ':1:memory.cpp               :347 : 4400123501 us: 9120 : [tid:0x7f00c1aff640] Video memory allocation failed!',
+      ':1:memory.cpp               :308 : 4400123509 us: 9120 : [tid:0x7f00c1aff640] Can\'t allocate memory size - 0x40000000 bytes!',
+      ':1:hip_memory.cpp           :303 : 4400123520 us: 9120 : [tid:0x7f00c1aff640] Allocation failed : Device memory : required :1073741824 | free :536870912 | total :8573157376 ',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'rocm', requestedBytes: 1073741824, freeBytes: 536870912, deviceTotalBytes: 8573157376 });
+  });
+
+  it("takes cuda from a native crash inside NVIDIA's driver library (libcuda.so)", () => {
+    const log = 'Thread 7 "python3" received signal SIGSEGV, Segmentation fault.\n[Switching to Thread 0x7fff2d1fe700 (LWP 5521)]\n0x00007fffe1c2a3b0 in ?? () from /lib/x86_64-linux-gnu/libcuda.so.1';
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+  });
+});

@@ -36,6 +36,8 @@ const REQUEST = new RegExp(String.raw`(?:allocat\w*|request\w*|reallocate)(?: of
 /** Theano's driver report: "Driver report 21364736 bytes free and 11715084288 bytes total". */
 const DRIVER_REPORT = new RegExp(String.raw`${SIZE} free and ${SIZE} total`);
 /** The free memory a failed request is compared with: "Failed to allocate 16.00 GB GPU memory (0.00 GB available)". */
+/** ROCm CLR's summary of a failed device allocation (hipamd hip_memory.cpp, AMD_LOG_LEVEL): "Allocation failed : Device memory : required :4 | free :2314338304 | total :17163091968". */
+const CLR_ALLOC_FAILED = /Allocation failed : Device memory : required :(\d+) \| free :(\d+) \| total :(\d+)/;
 const AVAILABLE = new RegExp(String.raw`\(${SIZE} (?:available|free)\)`);
 /**
  * The Go runtime refused heap by the OS (runtime/mheap.go, malloc.go: "runtime: out of memory: cannot allocate
@@ -48,7 +50,8 @@ const GPU_PREFIX = /^\s*GPU[- ]?(\d+): /;
 
 /** Accelerators a log names, most specific first; `cpu` when it names none. */
 const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
-  ['rocm', /\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_/],
+  // ROCm CLR's AMD_LOG_LEVEL lines (":1:rocdevice.cpp            :1897: 9616777836 us: 4277 : [tid:0x…] …", ClPrint's format) name the runtime by their form.
+  ['rocm', /\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: /m],
   // The Ascend device's exception dump ("DEVICE[0] PID[358]:", "EXCEPTION STREAM:", "RTS_HWTS: aicore exception") and
   // torch_npu's "The Inner error is reported as above." name the NPU without saying so.
   ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu|\bRTS_HWTS: |^\s*EXCEPTION STREAM:|The Inner error is reported as above/m],
@@ -58,7 +61,7 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*/],
   // MPSGraph's op locations ("loc(\"mps_subtract\"…MPSGraphUtilities.mm"), PyTorch's aten/src/ATen/native/mps sources.
   ['mps', /\bMPS\b|\bMetal\b|\bmetal::|\bmlx\.|MetalPerformanceShaders|\bMPSGraph|"mps_[a-z]\w*"|\bcopy_to_mps\b|\/native\/mps\//],
-  ['cuda', /CUDA|\bcuda|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b/],
+  ['cuda', /CUDA|\bcuda|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b/],
 ];
 
 /** The accelerator a text names (the first of PLATFORM_WORDS that matches), or undefined. */
@@ -115,6 +118,11 @@ export const otherOom: Signature = {
     const free = available ? toBytes(available[1]!, available[2]!) : undefined;
     if (free !== undefined && numbers.freeBytes === undefined) numbers.freeBytes = free;
     const platform = platformNear(line);
+    // ROCm CLR logs the failed steps of one allocation (memory.cpp "Video memory allocation failed!", rocdevice.cpp) before hip_memory.cpp's summary with the sizes.
+    for (let k = 0; k <= 12 && platform === 'rocm' && numbers.requestedBytes === undefined; k++) {
+      const clr = CLR_ALLOC_FAILED.exec(k === 0 ? text : (line.next(k) ?? ''));
+      if (clr) Object.assign(numbers, { requestedBytes: Number(clr[1]), freeBytes: Number(clr[2]), deviceTotalBytes: Number(clr[3]) });
+    }
     const gpu = platform !== 'cpu' ? GPU_PREFIX.exec(text) : null;
     const quoted = text.trim().slice(0, 160);
     const frames = luaError ? luaFrames(line) : undefined;
