@@ -117,3 +117,16 @@ describe('platform words and sizes from runtime logs', () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
   });
 });
+
+describe("Intel's XPU named by a wheel's version or a device's name", () => {
+  it('takes xpu from a PyTorch +xpu version over the CUDA words of collect_env', () => {
+    const log = 'Traceback (most recent call last):\n  File "/home/u/bench.py", line 14, in <module>\n    y = conv(x)\nRuntimeError: could not create a descriptor for a convolution forward propagation primitive\n\nPyTorch version: 2.7.1+xpu\nIs CUDA available: False\nCUDA runtime version: No CUDA';
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'xpu' });
+  });
+
+  it("takes xpu from an Intel Arc or Data Center GPU's name (sycl-ls, clinfo)", () => {
+    const log = 'RuntimeError: could not create an engine\n[opencl:gpu:0] Intel(R) OpenCL Graphics, Intel(R) Data Center GPU Max 1100 OpenCL 3.0 NEO';
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'xpu' });
+    expect(root('RuntimeError: could not create a primitive\n[opencl:gpu:1] Intel(R) OpenCL Graphics, Intel(R) Arc(TM) A380 Graphics OpenCL 3.0 NEO')).toMatchObject({ platform: 'xpu' });
+  });
+});
