@@ -130,3 +130,17 @@ describe("Intel's XPU named by a wheel's version or a device's name", () => {
     expect(root('RuntimeError: could not create a primitive\n[opencl:gpu:1] Intel(R) OpenCL Graphics, Intel(R) Arc(TM) A380 Graphics OpenCL 3.0 NEO')).toMatchObject({ platform: 'xpu' });
   });
 });
+
+describe('a message under its header, a Caffe2 operator\'s device', () => {
+  it("reads 'out of memory' on the line under an 'Exception:' header as that exception's message", () => {
+    const log = 'prog: src/Backend/Device.hs:211 (unhandled): CUDA Exception:\nout of memory\nCallStack (from HasCallStack):\n  error, called at src/Backend/Device.hs:211:5';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    // Alone, the words are no failure.
+    expect(all('status:\nout of memory')).toEqual([]);
+  });
+
+  it("takes the device of a failed Caffe2 operator from its OperatorDef's device_option", () => {
+    const log = "E0301 08:00:01.000001  4410 net_dag.cc:195] Exception from operator chain starting at '' (type 'Conv'): caffe2::EnforceNotMet: [enforce fail at context_gpu.h:156] . Encountered CUDA error: an illegal instruction was encountered Error from operator:\ninput: \"gpu_5/data\" input: \"gpu_5/conv1_w\" output: \"gpu_5/conv1\" name: \"\" type: \"Conv\" device_option { device_type: 1 cuda_gpu_id: 5 }";
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', device: 5 });
+  });
+});

@@ -18,7 +18,7 @@ import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform } from '../../protocol';
-import { joinNext, thrownByTerminate } from './lineContext';
+import { caffe2Device, joinNext, thrownByTerminate } from './lineContext';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
 
@@ -782,7 +782,9 @@ const otherRuntimeError: Signature = {
   match(line) {
     const m = /\b(CUDA|HIP) error: ([^.\n]+)/.exec(line.content);
     if (!m || /out of memory/i.test(m[2]!)) return undefined;
+    const device = m[1] === 'CUDA' ? caffe2Device(line) : undefined;
     return {
+      ...(device !== undefined && { device }),
       signature: 'cuda-runtime-error',
       role: 'failure',
       kind: 'not-oom',

@@ -73,3 +73,17 @@ export function softWrapped(line: LineView, complete: (text: string) => boolean,
   }
   return text === line.content ? undefined : text;
 }
+
+/**
+ * The CUDA device of the Caffe2 operator whose error this line reports: Caffe2 prints the failed operator's
+ * OperatorDef under its error ("… device_option { device_type: 1 cuda_gpu_id: 3 }"; caffe2.proto, type 1 is
+ * CUDA, the field later named device_id). A log cut after the error line has the one of the operator just above
+ * (the same net's device).
+ */
+export function caffe2Device(line: LineView): number | undefined {
+  for (const near of [line.next(1), line.previous(1)]) {
+    const op = /\bdevice_option \{ device_type: 1 (?:cuda_gpu_id|device_id): (\d+)/.exec(near ?? '');
+    if (op) return Number(op[1]);
+  }
+  return undefined;
+}

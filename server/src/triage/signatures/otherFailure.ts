@@ -24,6 +24,7 @@ import type { Fix, Platform, SourceFrame } from '../../protocol';
 import { framesOf, isTracebackBody } from '../frames';
 import { formatBytes } from '../../format';
 import { debugAsync, hostMemory, shrinkPeak } from '../fixes';
+import { caffe2Device } from './lineContext';
 import { platformNear } from './otherOom';
 import type { Finding, LineView, Signature } from './types';
 
@@ -441,6 +442,10 @@ export const otherFailure: Signature = {
       const f = base(line, 2, native.name, native.catchable ?? false, [lookAtFailure(native.what)]);
       if (native.platform) f.platform = native.platform;
       if (native.device !== undefined) f.device = native.device;
+      if (f.platform === 'cuda' && f.device === undefined) {
+        const device = caffe2Device(line);
+        if (device !== undefined) f.device = device;
+      }
       if (native.platform === 'npu') {
         const device = /\bDevice:(\d+)/.exec(line.content);
         if (device) f.device = Number(device[1]);

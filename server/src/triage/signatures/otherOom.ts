@@ -99,9 +99,12 @@ export const otherOom: Signature = {
     if (/^\s*fatal error: out of memory\s*$/.test(text)) for (let k = 1; k <= 3; k++) if (GO_OOM.test(line.previous(k) ?? '')) return undefined;
     // Lua's error() has no "error" in it: "file.lua:109: $ Torch: not enough memory", then "stack traceback:".
     const luaError = /^\s*stack traceback:/.test(line.next(1) ?? '');
+    // A message printed on the line under its error's header ("…State.hs:86 (unhandled): CUDA Exception:" then
+    // "out of memory", Haskell's cuda package showing a CUDAException): the header says it is a failure.
+    const continued = /^\s*(?:out of memory|not enough memory|insufficient memory)\W*$/i.test(text) && /(?:Error|Exception|error|exception):\s*$/.test(line.previous(1) ?? '');
     const stated = STATED_FAILURE.exec(text);
     const hedge = NOT_A_FAILURE.exec(text);
-    if ((!FAILURE_WORDS.test(text) && !luaError) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
+    if ((!FAILURE_WORDS.test(text) && !luaError && !continued) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
     let aborts = ABORTS_HERE.test(text);
     for (let k = 1; k <= 4 && !aborts; k++) if (ABORTS_AFTER.test(line.next(k) ?? '')) aborts = true;
     const numbers: Finding['numbers'] = {};
