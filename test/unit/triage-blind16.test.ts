@@ -151,3 +151,20 @@ describe("MLX's per-buffer limit", () => {
     expect(root('libc++abi: terminating due to uncaught exception of type std::runtime_error: Attempting to allocate 9663676416 bytes which is greater than the maximum allowed buffer size of 8589934592 bytes.')).toMatchObject({ kind: 'not-oom', platform: 'mps', catchable: false });
   });
 });
+
+describe('frames of a compiled Cython module', () => {
+  it("are library frames when the qualified function starts with the .pyx path's module", () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/home/ana/exp/run_bench.py", line 57, in <module>',
+      '    stream.sync()',
+      '  File "cuda/bindings/_lib/utils.pyx", line 88, in cuda.bindings._lib.utils.check',
+      '  File "rapids/io/_reader.pyx", line 140, in rapids.io._reader.Reader.read_all',
+      'RuntimeError: cudaErrorLaunchFailure: unspecified launch failure',
+    ].join('\n');
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/home/ana/exp/run_bench.py', line: 57 });
+    // A .pyx of the user's own project, whose function is not qualified by its path, stays the user's.
+    const own = 'Traceback (most recent call last):\n  File "/home/ana/exp/run.py", line 3, in <module>\n    fast()\n  File "kernels.pyx", line 12, in fast\nRuntimeError: bad shape';
+    expect(root(own)?.userFrames?.[0]).toMatchObject({ file: 'kernels.pyx', line: 12 });
+  });
+});

@@ -154,12 +154,23 @@ export function framesOf(lines: readonly string[]): SourceFrame[] {
   return frames;
 }
 
+/**
+ * A frame of a compiled Cython module in an installed package: Cython's traceback (__Pyx_AddTraceback) names the
+ * .pyx file by its path relative to the package root and the function by its qualified name, which starts with
+ * that path as a module ("cuda/core/_utils/cuda_utils.pyx", "cuda.core._utils.cuda_utils._check_error").
+ */
+function cythonPackageFrame(frame: SourceFrame): boolean {
+  const m = /^([A-Za-z_]\w*(?:\/[A-Za-z_]\w*)*)\.pyx$/.exec(frame.file);
+  return m !== null && frame.function.startsWith(`${m[1]!.replace(/\//g, '.')}.`);
+}
+
 /** True for frames in the standard library, the framework or an installed package. */
 export function isLibraryFrame(frame: SourceFrame): boolean {
   // \`python -c "…"\` runs the command line's code as the module of \`<string>\` (CPython's pymain_run_command,
   // PyRun_SimpleString): the user's. A \`<string>\` frame inside a function is generated code (dataclasses'
   // \`__init__\`, namedtuple), not the user's.
   if (frame.file === '<string>' && frame.function === '<module>') return false;
+  if (cythonPackageFrame(frame)) return true;
   return LIBRARY_PATH.test(frame.file);
 }
 
