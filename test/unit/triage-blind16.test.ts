@@ -168,3 +168,27 @@ describe('frames of a compiled Cython module', () => {
     expect(root(own)?.userFrames?.[0]).toMatchObject({ file: 'kernels.pyx', line: 12 });
   });
 });
+
+describe("ComfyUI's error report", () => {
+  it('takes the user frame from its Stack Trace below the out-of-memory tip', () => {
+    const log = [
+      '# ComfyUI Error Report',
+      '## Error Details',
+      '- **Node ID:** 7',
+      '- **Node Type:** VAEDecode',
+      '- **Exception Type:** torch.OutOfMemoryError',
+      '- **Exception Message:** Allocation on device ',
+      'This error means you ran out of memory on your GPU.',
+      '',
+      'TIPS: If the workflow worked before you might have accidentally set the batch_size to a large number.',
+      '## Stack Trace',
+      '',
+      '  File "/srv/ComfyUI/execution.py", line 496, in execute',
+      '    output_data, output_ui, has_subgraph = get_output_data(obj, input_data_all)',
+      '  File "/srv/ComfyUI/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1751, in _call_impl',
+      '    return forward_call(*args, **kwargs)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/srv/ComfyUI/execution.py', line: 496 });
+  });
+});

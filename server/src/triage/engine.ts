@@ -480,17 +480,19 @@ function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: num
  * blank lines and markdown, torch_npu's error-code suffix ("[ERROR] … (PID:N, Device:N, RankID:N) ERR02200
  * DIST call hccl api failed.", behind Ray's process prefix too), and Ray's header of a remote task's traceback (RayTaskError: "ray::
  * WorkerDict.ref_init_model() (pid=N, ip=…)", also after "Unhandled error (suppress with …): "), which
- * stands where "Traceback (most recent call last):" would.
+ * stands where "Traceback (most recent call last):" would; ComfyUI's tip under an out-of-memory exception in its
+ * error report ("This error means you ran out of memory on your GPU.", "TIPS: If the workflow worked before …",
+ * execution.py), above the report's "## Stack Trace".
  */
-const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*#|^\s*```|^\s*- \*\*|^(?:\([\w.-]+ pid=\d+[^)]*\)\s?)?\s*\[ERROR\] .*\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\bray::[\w.]+\(\) \(pid=\d+/;
+const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*#|^\s*```|^\s*- \*\*|^This error means you ran out of memory on your GPU\.|^TIPS: If the workflow worked before|^(?:\([\w.-]+ pid=\d+[^)]*\)\s?)?\s*\[ERROR\] .*\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\bray::[\w.]+\(\) \(pid=\d+/;
 
 /**
  * Where a frame list printed under a message without a "Traceback" header starts (its first frame
- * within the next 4 lines, with only blank lines, markdown headings, code fences and `- **Key:**` lines
+ * within the next 8 lines, with only blank lines, markdown headings, code fences and `- **Key:**` lines
  * of a report before it), or undefined.
  */
 function headerlessFrames(below: (k: number) => RankedLine | undefined): number | undefined {
-  for (let k = 1; k <= 4; k++) {
+  for (let k = 1; k <= 8; k++) {
     const line = below(k);
     if (line === undefined) return undefined;
     const content = withoutCiTimestamp(line.content);
