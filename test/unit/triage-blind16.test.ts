@@ -192,3 +192,14 @@ describe("ComfyUI's error report", () => {
     expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/srv/ComfyUI/execution.py', line: 496 });
   });
 });
+
+describe("a server's dump of every setting's name", () => {
+  it("names no platform (ollama's 'server config' env map)", () => {
+    const log = [
+      'Error: 500 Internal Server Error: llama runner process has terminated: exit status 2',
+      'Mar 03 09:00:01 host ollama[1201]: time=2026-03-03T09:00:01.000Z level=INFO source=routes.go:1500 msg="server config" env="map[CUDA_VISIBLE_DEVICES: GPU_DEVICE_ORDINAL: HIP_VISIBLE_DEVICES: HSA_OVERRIDE_GFX_VERSION: OLLAMA_DEBUG:false]"',
+      'Mar 03 09:00:01 host ollama[1201]: time=2026-03-03T09:00:01.010Z level=INFO source=images.go:470 msg="total blobs: 12"',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
+  });
+});

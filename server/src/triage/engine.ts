@@ -16,7 +16,7 @@ import { framesOf, isAtHeader, isChainMarker, isNotebookLine, isTracebackBody, i
 import { inlineRank, splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES, TAIL_SIGNATURES } from './signatures';
 import { chooseFailure, TAIL_ANCHORS } from './signatures/otherFailure';
-import { platformNamedIn } from './signatures/otherOom';
+import { platformNamedIn, SETTINGS_DUMP } from './signatures/otherOom';
 import type { Finding, FollowingTraceback, LineView, Signature } from './signatures/types';
 import { FindingSink } from './verdicts';
 
@@ -326,7 +326,10 @@ export class TriageEngine {
       // tail names (a CUDA device banner, frames under torch/cuda or torch_npu, the launcher's GPU list).
       if (chosen.finding.signature === 'other-failure' && chosen.finding.platform === 'cpu') {
         // Not when the log says it ran without one ("No GPU/TPU found", "CUDA is not available").
-        const named = /\bno (?:GPU|CUDA|TPU|NPU)\b[\w\/ ]{0,20}(?:found|available|detected)|\b(?:CUDA|GPU) (?:is )?not available|cuda\.is_available\(\) (?:is|returned) False/i.test(ascii) ? undefined : platformNamedIn(ascii);
+        // A dump of every setting's name a server knows (ollama's startup 'msg="server config" env="map[CUDA_VISIBLE_DEVICES:
+        // HIP_VISIBLE_DEVICES: HSA_OVERRIDE_GFX_VERSION: …]"') names every platform and says nothing about this host's.
+        const settings = ascii.split('\n').filter((l) => !SETTINGS_DUMP.test(l)).join('\n');
+        const named = /\bno (?:GPU|CUDA|TPU|NPU)\b[\w\/ ]{0,20}(?:found|available|detected)|\b(?:CUDA|GPU) (?:is )?not available|cuda\.is_available\(\) (?:is|returned) False/i.test(ascii) ? undefined : platformNamedIn(settings);
         if (named !== undefined) chosen.finding.platform = named;
       }
       this.sink.add(chosen.finding, chosen.view);

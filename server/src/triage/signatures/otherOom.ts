@@ -71,6 +71,8 @@ export function platformNamedIn(text: string): Platform | undefined {
   return undefined;
 }
 
+export const SETTINGS_DUMP = /\bmsg="server config" env="map\[/;
+
 /** The platform the line and the lines around it (`back` above, `ahead` below) name. */
 export function platformNear(line: LineView, back = 30, ahead = 5): Platform {
   const texts = [line.content];
@@ -80,7 +82,9 @@ export function platformNear(line: LineView, back = 30, ahead = 5): Platform {
     if (t === undefined) break;
     texts.push(t);
   }
-  const text = texts.join('\n');
+  // A dump of every setting's name a server knows (ollama's 'msg="server config" env="map[CUDA_VISIBLE_DEVICES: HIP_VISIBLE_DEVICES: …]"')
+  // names every platform and says nothing about this host's.
+  const text = texts.filter((t) => !SETTINGS_DUMP.test(t)).join('\n');
   for (const [platform, re] of PLATFORM_WORDS) if (re.test(text)) return platform;
   return 'cpu';
 }
