@@ -247,6 +247,6 @@ describe('native snapshot decoder', () => {
     ]);
     expect((await native.decodeSnapshotSummary(bytes)).actionCounts).toEqual({ alloc: 2 });
     const report = await native.replaySnapshot(bytes, { variants: [{}] });
-    expect(report.variants[0].allocatedPeakBytes).toBe(2 * (3 << 20));
+    expect(report.variants[0]!.allocatedPeakBytes).toBe(2 * (3 << 20));
   });
 });
