@@ -157,6 +157,8 @@ const GCC_KILLED = /\bfatal error: Killed signal terminated program (\S+)/;
  * with an error exit status (137)"), a job runner's "command exit value(137)".
  */
 const EXIT_137 = /\bexit(?:ed)?(?: with)?(?: an error)?(?: exit)?(?: status| value| code)?\s*[:(]?\s*137\b(?!\.\d)/i;
+/** Google Colab's notice when the runtime's VM ran out of memory and was restarted (its dialog and console: "Your session crashed after using all available RAM."). */
+const COLAB_RAM = /\bYour session crashed after using all available RAM\b/;
 /** Slurm's cgroup task plugin after a step's memory cgroup ran out (task_cgroup_memory.c: "Detected 2 oom-kill event(s) in step 42.batch cgroup"). */
 const SLURM_OOM_EVENTS = /\bDetected [1-9]\d* oom[-_]kill event/;
 /** The kernel OOM killer's own stack frames (mm/oom_kill.c: dump_header's dump_stack, printed only when it runs). */
@@ -174,7 +176,7 @@ const KERNEL_OOM_FRAME = /\b(?:oom_kill_process|out_of_memory|pagefault_out_of_m
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'container oom ', 'signal sigkill', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x'],
+  needles: [']', 'container oom ', 'signal sigkill', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM'],
   match(line) {
     const gcc = GCC_KILLED.exec(line.content);
     const exit137 = !gcc && EXIT_137.test(line.content);
@@ -196,6 +198,11 @@ export const tailHostKill: Signature = {
             ? 'Slurm\'s cgroup plugin counts the kernel OOM killer\'s kills inside the step\'s memory limit; the step used more than the job asked for. '
             : 'These frames (oom_kill_process, out_of_memory) are printed only while the kernel OOM killer runs; the lines naming the victim are not in this excerpt. ';
       return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
+    }
+    if (COLAB_RAM.test(line.content)) {
+      const summary = 'Host OOM: the Colab runtime crashed after using all available RAM';
+      const why = 'Google Colab restarts the runtime when its VM runs out of memory and tells the notebook "Your session crashed after using all available RAM"; the kernel was killed, so no exception or traceback was printed. ';
+      return { ...hostKill(line, summary, {}, undefined, why + 'Look at what the notebook holds in host memory (datasets, model weights loaded on the CPU).'), facts: { tier: 2 } };
     }
     if (NODE_LOW_MEMORY.test(line.content)) {
       const summary = 'Host OOM: the kubelet evicted the pod because the node was low on memory';
@@ -254,7 +261,8 @@ const kernelOomKill: Signature = {
   platform: 'cpu',
   needles: ['Killed process', 'oom-kill:', 'invoked oom-killer'],
   match(line) {
-    const killed = /Killed process (\d+) \(([^)]*)\)/.exec(line.content);
+    // RHEL 6's 2.6.32 kernel puts the uid before the name ("Killed process 4121, UID 27, (mysqld) total-vm:…kB, anon-rss:…kB").
+    const killed = /Killed process (\d+)(?:, UID \d+,)? \(([^)]*)\)/.exec(line.content);
     if (!killed && !/oom-kill:|invoked oom-killer/.test(line.content)) return undefined;
     const rss = KB.exec(line.content);
     const numbers: Finding['numbers'] = rss ? { processInUseBytes: Number(rss[1]!.replace(/,/g, '')) * 1024 } : {};

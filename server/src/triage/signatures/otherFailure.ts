@@ -48,7 +48,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // Host kills told by a compiler driver, a parent's exit status 137, Slurm's cgroup plugin, the OOM killer's stack (cpu.ts tailHostKill).
   // Native crashes told by the C++ runtime, the OS and tools outside ML frameworks; a Go program's child exit status; HIP's no-device string.
   'terminating due to uncaught exception', 'terminated abnormally with signal', 'crashed with signal \\d+/', 'panic\\(cpu \\d+ caller', '\\] \\[ ?\\d+\\] \\S+\\(', '={5,} +(?:Invalid __|Misaligned|Out-of-range)', 'ROCm-capable device', 'exit status [1-9]', 'Command buffer execution failed: Insufficient Memory', 'maximum allowed buffer size',
-  'Killed signal terminated program', 'exit(?:ed)?\\b[\\w ]{0,24}[:(]?\\s*137\\b', 'oom[-_]kill event', 'out_of_memory\\+0x', 'oom_kill_process\\+0x'];
+  'Killed signal terminated program', 'exit(?:ed)?\\b[\\w ]{0,24}[:(]?\\s*137\\b', 'oom[-_]kill event', 'out_of_memory\\+0x', 'oom_kill_process\\+0x',
+  // Colab's RAM crash notice (cpu.ts tailHostKill); redis's and mimalloc's allocation failures (tailAllocFailure below).
+  'all available RAM', 'aborting for OUT OF MEMORY', 'mimalloc: error: unable to allocate'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -584,12 +586,21 @@ const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
 const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer across (\d+) banks/;
 /** MLX's Metal backend throwing a failed command buffer (mlx/backend/metal: "[METAL] Command buffer execution failed: Insufficient Memory"), the kIOGPUCommandBufferCallbackErrorOutOfMemory of mps.ts without its code. */
 const MLX_COMMAND_BUFFER_OOM = /\[METAL\] Command buffer execution failed: Insufficient Memory/;
+/**
+ * Redis's OOM handler for zmalloc (server.c redisOutOfMemoryHandler: serverLog "Out Of Memory allocating N
+ * bytes!", then serverPanic "Redis aborting for OUT OF MEMORY. Allocating N bytes!", older builds without the
+ * size; the bug report's "Guru Meditation: … #server.c:L"), and zmalloc's own default handler's line.
+ */
+const REDIS_OOM = /\bRedis aborting for OUT OF MEMORY\b/;
+const REDIS_OOM_SIZE = /\b(?:Allocating|Out Of Memory allocating|zmalloc: Out of memory trying to allocate) (\d+) bytes/i;
+/** mimalloc's error when an allocation returns NULL (page.c / alloc.c: _mi_error_message(ENOMEM, "unable to allocate memory (%zu bytes)")). */
+const MIMALLOC_OOM = /\bmimalloc: error: unable to allocate memory \((\d+) bytes\)/;
 const VULKAN_OOM = /\bVK_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\bErrorOutOf(Device|Host)Memory\b/;
 
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'gmem.c:', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Not enough space to allocate'],
+  needles: ['Command buffer execution failed', 'gmem.c:', 'aborting for OUT OF MEMORY', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Not enough space to allocate'],
   match(line) {
     const glib = GLIB_ALLOC.exec(line.content);
     if (glib) {
@@ -602,6 +613,43 @@ export const tailAllocFailure: Signature = {
         catchable: false,
         summary: `Process aborted: GLib could not allocate ${formatBytes(requested)} of host memory (g_malloc)`,
         explanation: 'GLib\'s g_malloc does not return NULL: when malloc fails it reports the request with g_error, which aborts the process. The host (or the process\'s address space or cgroup) had no room for it.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: { requestedBytes: requested },
+        fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    if (REDIS_OOM.test(line.content)) {
+      // The size is on the panic's line in newer builds, else on the handler's log line above (the bug
+      // report's header, three lines, may stand between the two).
+      let size = REDIS_OOM_SIZE.exec(line.content);
+      for (let k = 1; k <= 6 && !size; k++) size = REDIS_OOM_SIZE.exec(line.previous(k) ?? '');
+      const requested = size ? Number(size[1]) : undefined;
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'runtime-abort',
+        platform: 'cpu',
+        catchable: false,
+        summary: `Process aborted: Redis could not allocate${requested !== undefined ? ` ${formatBytes(requested)} of` : ''} host memory (zmalloc)`,
+        explanation: 'Redis\'s zmalloc does not return NULL: when malloc fails, its OOM handler logs the request and panics ("Redis aborting for OUT OF MEMORY"), which aborts the server. The host (or its cgroup, or a 32-bit build\'s address space) had no room for it; maxmemory bounds the dataset, not this.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: requested !== undefined ? { requestedBytes: requested } : {},
+        fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    const mi = MIMALLOC_OOM.exec(line.content);
+    if (mi) {
+      const requested = Number(mi[1]);
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: 'cpu',
+        catchable: true,
+        summary: `Out of host memory: mimalloc could not allocate ${formatBytes(requested)}`,
+        explanation: 'mimalloc reports an allocation the OS would not back (ENOMEM) and returns NULL to the caller, which can handle it; the process (or its address space, commit limit or cgroup) had no room left.',
         ...(line.rank !== undefined && { rank: line.rank }),
         numbers: { requestedBytes: requested },
         fixes: [hostMemory],

@@ -1,0 +1,49 @@
+// The message classes blind batch 17 showed the engine did not know: Google Colab's notice of a runtime
+// that ran out of RAM, the kernel's victim line in RHEL 6's format (the uid before the name), Redis's
+// zmalloc OOM panic and mimalloc's allocation error. Each test is a variant written for the class (other
+// numbers, names and prefixes), not a corpus log.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const all = (text: string) => triageText(text, 'log').verdicts;
+const root = (text: string) => all(text)[0];
+
+describe('host kills no hot anchor read', () => {
+  it("reads Colab's 'Your session crashed after using all available RAM' as a host kill", () => {
+    const log = ['Epoch 3/10', '1204/5000 [=====>........] - ETA: 9:41', 'Your session crashed after using all available RAM. View runtime logs'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    // A crash for another reason is not this class.
+    expect(root('Your session crashed for an unknown reason.')?.kind).not.toBe('host-oom');
+  });
+
+  it("reads the RHEL 6 kernel's victim line with the uid before the name, and its resident size", () => {
+    const log = 'Feb 11 04:12:55 db2 kernel: Killed process 30422, UID 27, (postgres) total-vm:4194304kB, anon-rss:1048576kB, file-rss:512kB';
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', processInUseBytes: 1073741824 });
+    expect(root(log)?.summary).toContain('postgres');
+  });
+});
+
+describe('host allocation failures the tail pass reads', () => {
+  it("reads Redis's zmalloc OOM panic as an abort, with the request when zmalloc printed it", () => {
+    const log = [
+      '7788:M 02 Jan 2024 10:11:12.131 # Out Of Memory allocating 65544 bytes!',
+      '7788:M 02 Jan 2024 10:11:12.131 # === REDIS BUG REPORT START: Cut & paste starting from here ===',
+      '7788:M 02 Jan 2024 10:11:12.131 # ------------------------------------------------',
+      '7788:M 02 Jan 2024 10:11:12.131 # !!! Software Failure. Press left mouse button to continue',
+      '7788:M 02 Jan 2024 10:11:12.131 # Guru Meditation: Redis aborting for OUT OF MEMORY. Allocating 65544 bytes! #server.c:6722',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'cpu', catchable: false, requestedBytes: 65544 });
+    expect(root('1:M 5 May 03:04:05.678 # Guru Meditation: "Redis aborting for OUT OF MEMORY" #redis.c:4011')).toMatchObject({ kind: 'runtime-abort', platform: 'cpu' });
+    expect(root('9:M 01 Feb 2025 08:00:00.000 # Guru Meditation: Redis aborting for OUT OF MEMORY. Allocating 1048600 bytes! #server.c:7011')).toMatchObject({ kind: 'runtime-abort', requestedBytes: 1048600 });
+  });
+
+  it("reads mimalloc's 'unable to allocate memory (N bytes)' as a catchable host OOM with the request", () => {
+    const log = [
+      'mimalloc: warning: unable to allocate OS memory (error: 12 (0x0c), addr: 0x0, size: 0x4000000 bytes, align: 0x400000, commit: 1, allow large: 0)',
+      'mimalloc: error: unable to allocate memory (4194304 bytes)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', catchable: true, requestedBytes: 4194304 });
+    // Its warnings alone are not the failure.
+    expect(root('mimalloc: warning: unable to allocate OS memory (error: 12 (0x0c), size: 0x4000000 bytes)')?.kind).not.toBe('catchable-oom');
+  });
+});
