@@ -47,3 +47,22 @@ describe('host allocation failures the tail pass reads', () => {
     expect(root('mimalloc: warning: unable to allocate OS memory (error: 12 (0x0c), size: 0x4000000 bytes)')?.kind).not.toBe('catchable-oom');
   });
 });
+
+describe('refusals and reports the tail pass reads', () => {
+  it("reads Ollama's 'model requires more system memory' as a catchable host OOM with the estimate and what is available", () => {
+    const log = 'time=2025-03-04T05:06:07.890Z level=INFO source=server.go:105 msg="system memory" total="15.5 GiB" free="6.1 GiB"\nError: model requires more system memory (44.0 GiB) than is available (6.1 GiB)';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', catchable: true, requestedBytes: 47244640256, freeBytes: 6549825126 });
+  });
+
+  it("reads vLLM's client seeing its engine process die as a report of a failure, below the failure itself", () => {
+    const report = 'ERROR 06-07 08:09:10 [core_client.py:564] Engine core proc EngineCore_DP1 died unexpectedly, shutting down client.';
+    expect(root(report)).toMatchObject({ kind: 'not-oom', catchable: false });
+    const log = ['Traceback (most recent call last):', '  File "/opt/venv/lib/python3.12/site-packages/vllm/v1/engine/core.py", line 88, in __init__', 'ValueError: Model architectures [\'FooForCausalLM\'] are not supported for now.', report].join('\n');
+    expect(root(log)?.summary).not.toContain('died unexpectedly');
+  });
+
+  it("reads the CUDA samples' CUDA_CHECK form 'CUDA error N at file:line: message' as a CUDA error", () => {
+    expect(root('llama_model_load: loading tensors\nCUDA error 100 at /src/ggml-cuda.cu:481: no CUDA-capable device is detected')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(root('CUDA error 35 at kernels/reduce.cu:77: CUDA driver version is insufficient for CUDA runtime version')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+  });
+});

@@ -23,6 +23,7 @@
 import type { Fix, Platform, SourceFrame } from '../../protocol';
 import { framesOf, isTracebackBody } from '../frames';
 import { formatBytes } from '../../format';
+import { SIZE, toBytes } from '../sizes';
 import { debugAsync, hostMemory, shrinkPeak } from '../fixes';
 import { caffe2Device } from './lineContext';
 import { platformNear } from './otherOom';
@@ -50,7 +51,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'terminating due to uncaught exception', 'terminated abnormally with signal', 'crashed with signal \\d+/', 'panic\\(cpu \\d+ caller', '\\] \\[ ?\\d+\\] \\S+\\(', '={5,} +(?:Invalid __|Misaligned|Out-of-range)', 'ROCm-capable device', 'exit status [1-9]', 'Command buffer execution failed: Insufficient Memory', 'maximum allowed buffer size',
   'Killed signal terminated program', 'exit(?:ed)?\\b[\\w ]{0,24}[:(]?\\s*137\\b', 'oom[-_]kill event', 'out_of_memory\\+0x', 'oom_kill_process\\+0x',
   // Colab's RAM crash notice (cpu.ts tailHostKill); redis's and mimalloc's allocation failures (tailAllocFailure below).
-  'all available RAM', 'aborting for OUT OF MEMORY', 'mimalloc: error: unable to allocate'];
+  'all available RAM', 'aborting for OUT OF MEMORY', 'mimalloc: error: unable to allocate',
+  // CUDA_CHECK's 'CUDA error N at' is read through 'CUDA error' above; vLLM's client seeing its engine process die; Ollama's host-memory refusal (tailModelDoesNotFit).
+  'Engine core proc \\S+ died unexpectedly', 'requires more system memory'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -86,7 +89,7 @@ const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
 const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|Floating point exception|Illegal instruction(?: \(core dumped\)|\s*$)|\bzsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|\bUnexpected (?:segmentation fault|floating-point exception) encountered in worker\b/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
 /** A launcher or parent reporting a child's end: torchrun, DeepSpeed, MPI, Node's child_process "exit with code N, signal null", launchd's "Service did not exit 5 seconds after SIGTERM. Sending SIGKILL." (a stop timeout, not memory). */
-const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|\bexit status [1-9]\d*\b(?! \()|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
+const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|\bexit status [1-9]\d*\b(?! \()|\bEngine core proc \S+ died unexpectedly|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
 
 function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixes: Fix[]): Finding {
   const platform = platformNear(line);
@@ -302,7 +305,8 @@ function nativeFailure(text: string): { name: string; platform?: Platform; what:
   if (SANITIZER.test(text)) return { name: `compute-sanitizer found a memory access error in a kernel (${quote(text.replace(/^=+\s*/, ''))})`, platform: 'cuda', what: 'the kernel and source line the sanitizer report names (an out-of-bounds or misaligned access, not memory running out)' };
   if (DRIVER_PROBE.test(text)) return { name: `a kernel driver failed to bind its device (${quote(text)})`, what: 'the driver named in the kernel log and the errno it returned' };
   // A failure, not a setting that mentions errors ("CUDA error checking enabled"): "ERROR:", "error-code N", "CUDA ERROR]", "failed".
-  const failed = /\berror\s*[:\]]|error[- ]?(?:code|no)\b|\bfailed\b/i.test(text) || /\bERROR\b/.test(text);
+  // The CUDA_CHECK macro of the CUDA samples and early llama.cpp prints "CUDA error %d at %s:%d: %s" (the code, the file and line, cudaGetErrorString).
+  const failed = /\berror\s*[:\]]|error[- ]?(?:code|no)\b|\bfailed\b|\berror \d+ at \S+:\d+: /i.test(text) || /\bERROR\b/.test(text);
   if (failed && APP_CUDA_CHECK.test(text) && /\berror\b/i.test(text) && /\b(?:CUDA|cuda|Cuda)\b|\.cu\b/.test(text)) return { name: quote(text), platform: 'cuda', what: 'the CUDA call the check names (a non-memory CUDA error)' };
   return undefined;
 }
@@ -536,12 +540,35 @@ export const otherFailure: Signature = {
  * a catchable-oom whose free memory is the sum of the devices' avail, on the accelerator the list names.
  */
 const DOES_NOT_FIT = /This model does not fit on the devices/;
+/**
+ * Ollama refusing to load a model whose estimate is over the host memory it sees (llm/server.go: "model
+ * requires more system memory (%s) than is available (%s)", format.HumanBytes2, binary units), returned to
+ * the client as an error before anything is allocated.
+ */
+const OLLAMA_SYSTEM_MEMORY = new RegExp(String.raw`\bmodel requires more system memory \(${SIZE}\) than is available \(${SIZE}\)`);
 
 export const tailModelDoesNotFit: Signature = {
   id: 'model-does-not-fit',
   platform: 'cpu',
-  needles: ['does not fit on the devices'],
+  needles: ['does not fit on the devices', 'requires more system memory'],
   match(line) {
+    const ollama = OLLAMA_SYSTEM_MEMORY.exec(line.content);
+    if (ollama) {
+      const requested = toBytes(ollama[1]!, ollama[2]!);
+      const available = toBytes(ollama[3]!, ollama[4]!);
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: 'cpu',
+        catchable: true,
+        summary: `Out of host memory: Ollama's estimate for the model (${ollama[1]} ${ollama[2]}) is over the system memory available (${ollama[3]} ${ollama[4]})`,
+        explanation: 'Ollama estimated the memory the model needs in system RAM (the layers it does not place on a GPU, and its context) and refused to load it, returning an error to the client; nothing was allocated.',
+        numbers: { ...(requested !== undefined && { requestedBytes: requested }), ...(available !== undefined && { freeBytes: available }) },
+        fixes: [{ id: 'shrink-model', title: 'Load a smaller or more quantized model, a shorter context (num_ctx), or free host memory', rationale: 'The model\'s estimate does not fit in the host memory Ollama sees as available.' }],
+        facts: { tier: 2 },
+      };
+    }
     if (!DOES_NOT_FIT.test(line.content)) return undefined;
     const text = [line.content, line.next(1) ?? '', line.next(2) ?? ''].join(' ');
     const avail = [...text.matchAll(/([\w:\[\]]+) \(avail: (\d+)MB\)/g)];
