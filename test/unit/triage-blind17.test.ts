@@ -66,3 +66,20 @@ describe('refusals and reports the tail pass reads', () => {
     expect(root('CUDA error 35 at kernels/reduce.cu:77: CUDA driver version is insufficient for CUDA runtime version')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
   });
 });
+
+describe('collective timeouts told by their stack alone', () => {
+  it("reads PyTorch 2.8+'s Watchdog::runLoop frame right under WorkNCCL::checkTimeout as a collective timeout", () => {
+    const lib = '/opt/conda/lib/python3.11/site-packages/torch/lib';
+    const log = [
+      `(TrainWorker pid=31337) Exception raised from checkTimeout at /pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:702 (most recent call first):`,
+      `(TrainWorker pid=31337) frame #0: c10::Error::Error(c10::SourceLocation, std::string) + 0x96 (0x7f0000001000 in ${lib}/libc10.so)`,
+      `(TrainWorker pid=31337) frame #1: c10d::ProcessGroupNCCL::WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >) + 0x2b1 (0x7f0000002000 in ${lib}/libtorch_cuda.so)`,
+      `(TrainWorker pid=31337) frame #2: c10d::ProcessGroupNCCL::Watchdog::runLoop() + 0x14f1 (0x7f0000003000 in ${lib}/libtorch_cuda.so)`,
+      `(TrainWorker pid=31337) frame #3: c10d::ProcessGroupNCCL::Watchdog::run() + 0xd2 (0x7f0000004000 in ${lib}/libtorch_cuda.so)`,
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'hang', platform: 'cuda', catchable: false });
+    // Under another call (a CUDA error the watchdog found while polling) it is not a timeout.
+    const error = log.replace('WorkNCCL::checkTimeout(std::optional<std::chrono::duration<long, std::ratio<1l, 1000l> > >)', 'WorkNCCL::isCompleted()');
+    expect(root(error)?.kind).not.toBe('hang');
+  });
+});

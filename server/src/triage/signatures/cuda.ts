@@ -533,6 +533,24 @@ const watchdogTimeout: Signature = {
   },
 };
 
+/**
+ * The watchdog's stack in PyTorch 2.8+, which moved its loop into a Watchdog class ("frame #2:
+ * c10d::ProcessGroupNCCL::Watchdog::runLoop() + 0x…", ProcessGroupNCCL.cpp), right under WorkNCCL::checkTimeout:
+ * a collective timed out, as with the older watchdogHandler frame. Read by the tail pass (no streaming needle),
+ * for an excerpt that kept only the C++ frames; a prefix before "frame #N:" (Ray's "(Worker pid=N)") is allowed.
+ */
+const WATCHDOG_LOOP_FRAME = /\bframe #\d+: c10d::ProcessGroupNCCL::Watchdog::run(?:Loop)?\(/;
+export const tailWatchdogFrames: Signature = {
+  id: 'nccl-watchdog-frames',
+  platform: 'cuda',
+  needles: ['::Watchdog::run'],
+  match(line) {
+    if (!WATCHDOG_LOOP_FRAME.test(line.content) || !/WorkNCCL::checkTimeout\(/.test(line.previous(1) ?? '')) return undefined;
+    const f = watchdogTimeout.match(line);
+    return f && { ...f, facts: { ...f.facts, tier: 2 } };
+  },
+};
+
 /** The heartbeat monitor: the watchdog thread itself made no progress (often stuck in a CUDA call). */
 const watchdogStuck: Signature = {
   id: 'nccl-watchdog-stuck',

@@ -6,7 +6,7 @@
  * fallback for any other out-of-memory wording (otherOom.ts), which yields to every other finding.
  */
 import { signatures as cpu, tailHostKill } from './cpu';
-import { signatures as cuda } from './cuda';
+import { signatures as cuda, tailWatchdogFrames } from './cuda';
 import { signatures as gaudi } from './gaudi';
 import { signatures as mps } from './mps';
 import { signatures as npu } from './npu';
@@ -24,4 +24,4 @@ export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ..
  * Run once at the end over the retained tail, only when no signature above found anything (see
  * otherFailure.ts): the failure a log ended with, when it is not one Headroom knows.
  */
-export const TAIL_SIGNATURES: readonly Signature[] = [tailHostKill, tailModelDoesNotFit, tailHbmReport, tailAllocFailure, otherFailure];
+export const TAIL_SIGNATURES: readonly Signature[] = [tailHostKill, tailWatchdogFrames, tailModelDoesNotFit, tailHbmReport, tailAllocFailure, otherFailure];

@@ -53,7 +53,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // Colab's RAM crash notice (cpu.ts tailHostKill); redis's and mimalloc's allocation failures (tailAllocFailure below).
   'all available RAM', 'aborting for OUT OF MEMORY', 'mimalloc: error: unable to allocate',
   // CUDA_CHECK's 'CUDA error N at' is read through 'CUDA error' above; vLLM's client seeing its engine process die; Ollama's host-memory refusal (tailModelDoesNotFit).
-  'Engine core proc \\S+ died unexpectedly', 'requires more system memory'];
+  'Engine core proc \\S+ died unexpectedly', 'requires more system memory',
+  // The collective watchdog's loop frame under WorkNCCL::checkTimeout in PyTorch 2.8+ (cuda.ts tailWatchdogFrames).
+  '::Watchdog::run'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
