@@ -83,3 +83,17 @@ describe('collective timeouts told by their stack alone', () => {
     expect(root(error)?.kind).not.toBe('hang');
   });
 });
+
+describe('WebAssembly running out of its linear memory', () => {
+  it("reads Emscripten's and V8's out-of-memory for a module's heap as a catchable OOM", () => {
+    expect(root('worker.js:1 Uncaught RuntimeError: Aborted(OOM). Build with -sASSERTIONS for more info.')).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', catchable: true });
+    expect(root('Cannot enlarge memory arrays to size 4294975488 bytes (OOM). Either (1) compile with -sINITIAL_MEMORY=X with X higher than the current value 16777216')).toMatchObject({ kind: 'catchable-oom', requestedBytes: 4294975488 });
+    expect(root('Uncaught (in promise) RangeError: WebAssembly.Memory(): could not allocate memory')).toMatchObject({ kind: 'catchable-oom', platform: 'cpu' });
+  });
+
+  it('reads a wasm trap the line reports as out of memory, with wasm frames under it, and not without them', () => {
+    const log = ['[worker] allocation failed: RuntimeError: unreachable (out of memory)', '    at wasm://wasm/00ab12cd:wasm-function[311]:0x4a1f', '    at wasm://wasm/00ab12cd:wasm-function[12]:0x1b00'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cpu' });
+    expect(root('RuntimeError: unreachable (out of memory)\n    at main (app.js:3:9)')?.summary ?? '').not.toContain('WebAssembly');
+  });
+});

@@ -55,7 +55,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // CUDA_CHECK's 'CUDA error N at' is read through 'CUDA error' above; vLLM's client seeing its engine process die; Ollama's host-memory refusal (tailModelDoesNotFit).
   'Engine core proc \\S+ died unexpectedly', 'requires more system memory',
   // The collective watchdog's loop frame under WorkNCCL::checkTimeout in PyTorch 2.8+ (cuda.ts tailWatchdogFrames).
-  '::Watchdog::run'];
+  '::Watchdog::run',
+  // WebAssembly's linear memory running out (tailAllocFailure; a wasm trap's 'RuntimeError: ' is read through 'Error').
+  'Aborted\\(OOM\\)', 'Cannot enlarge memory arrays', 'could not allocate memory'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -624,12 +626,21 @@ const REDIS_OOM = /\bRedis aborting for OUT OF MEMORY\b/;
 const REDIS_OOM_SIZE = /\b(?:Allocating|Out Of Memory allocating|zmalloc: Out of memory trying to allocate) (\d+) bytes/i;
 /** mimalloc's error when an allocation returns NULL (page.c / alloc.c: _mi_error_message(ENOMEM, "unable to allocate memory (%zu bytes)")). */
 const MIMALLOC_OOM = /\bmimalloc: error: unable to allocate memory \((\d+) bytes\)/;
+/**
+ * WebAssembly running out of its linear memory: Emscripten's runtime when memory cannot grow
+ * (abortOnCannotGrowMemory: "Cannot enlarge memory arrays to size N bytes (OOM)", newer builds abort('OOM'),
+ * "Aborted(OOM)"), V8 refusing a Memory ("WebAssembly.Memory(): could not allocate memory", wasm-js.cc), and
+ * a wasm trap (JS's WebAssembly.RuntimeError, "RuntimeError: unreachable" when Rust's alloc error handler
+ * aborts) that the line reports as out of memory, with wasm frames under it. The host page catches it: catchable.
+ */
+const WASM_OOM = /\bAborted\(OOM\)|\bCannot enlarge memory arrays to size (\d+) bytes|\bWebAssembly\.Memory(?:\.grow)?\(\): could not allocate memory/;
+const WASM_TRAP_OOM = /\bout[- ]of[- ]memory\b.*\bRuntimeError: |\bRuntimeError: .*\bout[- ]of[- ]memory\b/i;
 const VULKAN_OOM = /\bVK_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\bErrorOutOf(Device|Host)Memory\b/;
 
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'gmem.c:', 'aborting for OUT OF MEMORY', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Not enough space to allocate'],
+  needles: ['Command buffer execution failed', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Not enough space to allocate'],
   match(line) {
     const glib = GLIB_ALLOC.exec(line.content);
     if (glib) {
@@ -645,6 +656,25 @@ export const tailAllocFailure: Signature = {
         ...(line.rank !== undefined && { rank: line.rank }),
         numbers: { requestedBytes: requested },
         fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    const wasm = WASM_OOM.exec(line.content);
+    let trap = false;
+    if (!wasm && WASM_TRAP_OOM.test(line.content)) for (let k = 1; k <= 2 && !trap; k++) trap = /\bwasm:\/\/wasm\/|\bwasm-function\[\d+\]/.test(line.next(k) ?? '');
+    if (wasm || trap) {
+      const requested = wasm?.[1] !== undefined ? Number(wasm[1]) : undefined;
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: 'cpu',
+        catchable: true,
+        summary: `Out of memory in WebAssembly: its linear memory could not grow${requested !== undefined ? ` to ${formatBytes(requested)}` : ''}`,
+        explanation: 'A WebAssembly module\'s heap is one linear memory that grows in pages up to its maximum (and the browser\'s or the host\'s limit); when it cannot grow, the allocator fails and the module traps or aborts, which reaches JavaScript as an exception the page can catch.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: requested !== undefined ? { requestedBytes: requested } : {},
+        fixes: [shrinkPeak('the data the module holds at once (smaller inputs, streaming), or a larger maximum memory')],
         facts: { tier: 2 },
       };
     }
