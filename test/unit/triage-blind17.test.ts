@@ -97,3 +97,11 @@ describe('WebAssembly running out of its linear memory', () => {
     expect(root('RuntimeError: unreachable (out of memory)\n    at main (app.js:3:9)')?.summary ?? '').not.toContain('WebAssembly');
   });
 });
+
+describe("Horovod's gloo launcher", () => {
+  it("reads 'Process N exit with status code 137' as a host kill of rank N, other codes as the launcher's report", () => {
+    const log = ['[2]<stderr>:Traceback (most recent call last):', '[5]<stderr>:Killed', 'Process 5 exit with status code 137.', 'Process 1 exit with status code 143.'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', rank: 5 });
+    expect(root('Process 3 exit with status code 1.')).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+});

@@ -156,7 +156,9 @@ const GCC_KILLED = /\bfatal error: Killed signal terminated program (\S+)/;
  * not cover: the kubelet's exec hook ("command 'x' exited with 137: "), Nextflow's task report ("terminated
  * with an error exit status (137)"), a job runner's "command exit value(137)".
  */
-const EXIT_137 = /\bexit(?:ed)?(?: with)?(?: an error)?(?: exit)?(?: status| value| code)?\s*[:(]?\s*137\b(?!\.\d)/i;
+const EXIT_137 = /\bexit(?:ed)?(?: with)?(?: an error)?(?: exit)?(?: status code| status| value| code)?\s*[:(]?\s*137\b(?!\.\d)/i;
+/** Horovod's gloo launcher names the rank it started ("Process {idx} exit with status code {ec}.", runner/gloo_run.py, idx = slot_info.rank). */
+const HOROVOD_EXIT = /\bProcess (\d+) exit with status code -?\d+\b/;
 /** Google Colab's notice when the runtime's VM ran out of memory and was restarted (its dialog and console: "Your session crashed after using all available RAM."). */
 const COLAB_RAM = /\bYour session crashed after using all available RAM\b/;
 /** Slurm's cgroup task plugin after a step's memory cgroup ran out (task_cgroup_memory.c: "Detected 2 oom-kill event(s) in step 42.batch cgroup"). */
@@ -197,7 +199,8 @@ export const tailHostKill: Signature = {
           : slurm
             ? 'Slurm\'s cgroup plugin counts the kernel OOM killer\'s kills inside the step\'s memory limit; the step used more than the job asked for. '
             : 'These frames (oom_kill_process, out_of_memory) are printed only while the kernel OOM killer runs; the lines naming the victim are not in this excerpt. ';
-      return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
+      const horovod = exit137 ? HOROVOD_EXIT.exec(line.content) : null;
+      return { ...hostKill(line, summary, {}, horovod ? Number(horovod[1]) : undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
     }
     if (COLAB_RAM.test(line.content)) {
       const summary = 'Host OOM: the Colab runtime crashed after using all available RAM';

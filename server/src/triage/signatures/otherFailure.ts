@@ -57,7 +57,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // The collective watchdog's loop frame under WorkNCCL::checkTimeout in PyTorch 2.8+ (cuda.ts tailWatchdogFrames).
   '::Watchdog::run',
   // WebAssembly's linear memory running out (tailAllocFailure; a wasm trap's 'RuntimeError: ' is read through 'Error').
-  'Aborted\\(OOM\\)', 'Cannot enlarge memory arrays', 'could not allocate memory'];
+  'Aborted\\(OOM\\)', 'Cannot enlarge memory arrays', 'could not allocate memory',
+  // A launcher's 'exit with status code N' (Horovod's gloo runner).
+  'exit with status code'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -93,7 +95,7 @@ const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
 const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|Floating point exception|Illegal instruction(?: \(core dumped\)|\s*$)|\bzsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|\bUnexpected (?:segmentation fault|floating-point exception) encountered in worker\b/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
 /** A launcher or parent reporting a child's end: torchrun, DeepSpeed, MPI, Node's child_process "exit with code N, signal null", launchd's "Service did not exit 5 seconds after SIGTERM. Sending SIGKILL." (a stop timeout, not memory). */
-const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|\bexit status [1-9]\d*\b(?! \()|\bEngine core proc \S+ died unexpectedly|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
+const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:status code|code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|\bexit status [1-9]\d*\b(?! \()|\bEngine core proc \S+ died unexpectedly|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
 
 function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixes: Fix[]): Finding {
   const platform = platformNear(line);
@@ -369,7 +371,7 @@ export const otherFailure: Signature = {
     'kernel image is invalid', 'forward compatibility was attempted', 'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed',
     'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend', ': ', 'ERR', 'Java Virtual Machine', 'Program will exit', 'matching distribution',
     'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -',
-    'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'maximum allowed buffer size'],
+    'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'maximum allowed buffer size', 'exit with status code', 'died unexpectedly'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
