@@ -105,3 +105,10 @@ describe("Horovod's gloo launcher", () => {
     expect(root('Process 3 exit with status code 1.')).toMatchObject({ kind: 'not-oom', catchable: false });
   });
 });
+
+describe("torchelastic's SignalException behind a prefix", () => {
+  it("reads 'SignalException: Process N got signal: S' anywhere on the line as not-oom", () => {
+    expect(root('run_finetune.sh: torch.distributed.elastic.multiprocessing.api.SignalException: Process 4410 got signal: 15')).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root('[launcher] SignalException: Process 77 got signal: Signals.SIGHUP')).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+});

@@ -260,6 +260,12 @@ const OPAL_BACKTRACE = /^\s*\[[^\]\s]+:\d+\] \[ ?\d+\] \S+\([^)]*\+0x[0-9a-f]+\)
 /** compute-sanitizer's (cuda-memcheck's) memcheck report: "========= Invalid __global__ write of size 4 bytes", "Misaligned Shared or Local Address". */
 const SANITIZER = /^=+ +(?:Invalid __(?:global|shared|local)__ (?:read|write|atomic)|Misaligned (?:Shared or Local )?Address|Out-of-range Shared or Local Address)/;
 /** The Linux driver core failing to bind a device (dd.c: "uvesafb: probe of uvesafb.0 failed with error -22", "probe with driver X failed with error -12"). */
+/**
+ * torchelastic's signal handler (torch/distributed/elastic/multiprocessing/api.py _terminate_process_handler:
+ * raise SignalException(f"Process {os.getpid()} got signal: {sigval}")), read anywhere on the line, so a
+ * prefix before the exception's module (a script's name, a logger's) does not hide it.
+ */
+const ELASTIC_SIGNAL = /\bSignalException: Process \d+ got signal: (?:Signals\.)?(\w+)/;
 const DRIVER_PROBE = /\bprobe (?:of \S+|with driver \S+) failed with error -\d+/;
 
 function nativeFailure(text: string): { name: string; platform?: Platform; what: string; catchable?: boolean; device?: number } | undefined {
@@ -309,6 +315,8 @@ function nativeFailure(text: string): { name: string; platform?: Platform; what:
   if (XNU_PANIC.test(text)) return { name: `the macOS kernel panicked (${quote(text)})`, ...(/\bIOGPU|\bAGX/.test(text) && { platform: 'mps' as const }), what: 'the panic report: the kernel extension it names (IOGPU/AGX is the GPU driver), not the program' };
   if (OPAL_BACKTRACE.test(text)) return { name: 'a native crash: the process\'s signal handler printed its backtrace (Open MPI)', what: 'the innermost frames of the backtrace and the signal line above them (run under gdb to see where)' };
   if (SANITIZER.test(text)) return { name: `compute-sanitizer found a memory access error in a kernel (${quote(text.replace(/^=+\s*/, ''))})`, platform: 'cuda', what: 'the kernel and source line the sanitizer report names (an out-of-bounds or misaligned access, not memory running out)' };
+  const elastic = ELASTIC_SIGNAL.exec(text);
+  if (elastic) return { name: `torchelastic's agent was stopped by signal ${elastic[1]} (SignalException)`, what: 'who sent the signal: 1 is SIGHUP (the terminal or nohup session closed), 15 SIGTERM (the scheduler or a user); not memory' };
   if (DRIVER_PROBE.test(text)) return { name: `a kernel driver failed to bind its device (${quote(text)})`, what: 'the driver named in the kernel log and the errno it returned' };
   // A failure, not a setting that mentions errors ("CUDA error checking enabled"): "ERROR:", "error-code N", "CUDA ERROR]", "failed".
   // The CUDA_CHECK macro of the CUDA samples and early llama.cpp prints "CUDA error %d at %s:%d: %s" (the code, the file and line, cudaGetErrorString).
