@@ -112,3 +112,18 @@ describe("torchelastic's SignalException behind a prefix", () => {
     expect(root('[launcher] SignalException: Process 77 got signal: Signals.SIGHUP')).toMatchObject({ kind: 'not-oom', catchable: false });
   });
 });
+
+describe('frames behind a logger prefix, above the exception', () => {
+  it("reads the frames above an exception when every line, Python 3.11's caret line too, carries the same logger prefix (Ray's and vLLM's)", () => {
+    const p = (pid: number) => `(Worker_TP3 pid=${pid}) ERROR 02-14 09:30:11 [multiproc_executor.py:640] `;
+    const log = [
+      `${p(9021)}  File "/srv/app/engine/attention.py", line 211, in forward`,
+      `${p(9021)}    out = torch.matmul(q, k.transpose(-1, -2))`,
+      // Python 3.11's caret line: behind the prefix it is no body line, and it used to end the traceback.
+      `${p(9021)}          ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^`,
+      `${p(9021)}torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.19 GiB of which 1.02 GiB is free.`,
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/srv/app/engine/attention.py', line: 211 });
+  });
+});

@@ -584,7 +584,20 @@ class PieceLineView implements LineView {
       const raw = this.previousRaw(k);
       return raw === undefined ? undefined : splitRank(raw);
     };
-    return framesOf(tracebackBody(above, 1 + from, FRAME_LOOKBACK_LINES, this.rank, true).reverse());
+    const frames = framesOf(tracebackBody(above, 1 + from, FRAME_LOOKBACK_LINES, this.rank, true).reverse());
+    if (frames.length > 0) return frames;
+    // A logger's prefix in front of every line of the traceback and of this exception line ("(Worker_TP1 pid=N)
+    // ERROR 11-29 12:12:24 [multiproc_executor.py:815] RuntimeError: …", Ray's and vLLM's), its digits free to
+    // change, comes off the lines above, as it does for a traceback that follows a message: behind it a Python 3.11
+    // caret line ("    ^^^^^^") is no body line and ended the frames.
+    const head = /^(.*?\S\s+)(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception):/.exec(this.content)?.[1];
+    if (head === undefined || /\b(?:File|line \d+)\b/.test(head)) return frames;
+    const prefix = new RegExp('^' + head.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\d+/g, '\\d+'));
+    const unprefixed = (k: number): RankedLine | undefined => {
+      const line = above(k);
+      return line === undefined ? undefined : { ...line, content: line.content.replace(prefix, '') };
+    };
+    return framesOf(tracebackBody(unprefixed, 1 + from, FRAME_LOOKBACK_LINES, this.rank, true).reverse());
   }
 
   chainedTraceback(): SourceFrame[] {
