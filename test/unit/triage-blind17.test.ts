@@ -127,3 +127,10 @@ describe('frames behind a logger prefix, above the exception', () => {
     expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/srv/app/engine/attention.py', line: 211 });
   });
 });
+
+describe("SQLite's CANTOPEN", () => {
+  it("reads 'unable to open database file' as not-oom, also beside the 'out of memory' SQLite prints with code 14", () => {
+    expect(root('backupd: restore: unable to open database file: out of memory (14)')).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+    expect(root('Error: SQLITE_CANTOPEN: unable to open database file')).toMatchObject({ kind: 'not-oom' });
+  });
+});

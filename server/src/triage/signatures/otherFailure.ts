@@ -59,7 +59,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // WebAssembly's linear memory running out (tailAllocFailure; a wasm trap's 'RuntimeError: ' is read through 'Error').
   'Aborted\\(OOM\\)', 'Cannot enlarge memory arrays', 'could not allocate memory',
   // A launcher's 'exit with status code N' (Horovod's gloo runner).
-  'exit with status code'];
+  'exit with status code',
+  // SQLite's SQLITE_CANTOPEN message.
+  'unable to open database file'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -265,10 +267,18 @@ const SANITIZER = /^=+ +(?:Invalid __(?:global|shared|local)__ (?:read|write|ato
  * raise SignalException(f"Process {os.getpid()} got signal: {sigval}")), read anywhere on the line, so a
  * prefix before the exception's module (a script's name, a logger's) does not hide it.
  */
+/**
+ * SQLite's SQLITE_CANTOPEN (14): its message "unable to open database file" (sqlite3ErrStr), which drivers print
+ * with the code ("… (14)"); with no database handle yet, sqlite3_errmsg says "out of memory" beside code 14
+ * (SQLITE_NOMEM is 7), so the words are not a memory failure.
+ */
+const SQLITE_CANTOPEN = /\bunable to open database file\b/;
 const ELASTIC_SIGNAL = /\bSignalException: Process \d+ got signal: (?:Signals\.)?(\w+)/;
 const DRIVER_PROBE = /\bprobe (?:of \S+|with driver \S+) failed with error -\d+/;
 
 function nativeFailure(text: string): { name: string; platform?: Platform; what: string; catchable?: boolean; device?: number } | undefined {
+  // Before the out-of-memory words are set aside: SQLite may print them beside code 14.
+  if (SQLITE_CANTOPEN.test(text)) return { name: `SQLite could not open the database file (SQLITE_CANTOPEN; ${quote(text)})`, what: 'the database path: its directory must exist and be writable (a missing or wrong path, permissions); the words "out of memory" SQLite may print with code 14 are not memory', catchable: true };
   if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|warn/i.test(text)) return undefined;
   const status = RUNTIME_STATUS.exec(text);
   if (status) return { name: quote(text), platform: status[1] === 'hip' ? 'rocm' : 'cuda', what: 'the failed CUDA/HIP call (a launch failure or fault is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)' };
