@@ -134,3 +134,20 @@ describe("SQLite's CANTOPEN", () => {
     expect(root('Error: SQLITE_CANTOPEN: unable to open database file')).toMatchObject({ kind: 'not-oom' });
   });
 });
+
+describe("IPython's out-of-memory header with its frames under it", () => {
+  it("reads the user's cell frame under the header, Colab's IPython 7 naming module code '<cell line: N>'", () => {
+    const log = [
+      '---------------------------------------------------------------------------',
+      'OutOfMemoryError                          Traceback (most recent call last)',
+      '/tmp/ipykernel_812/2203941187.py in <cell line: 0>()',
+      '      3 model.to("cuda")',
+      '----> 4 outputs = model.generate(**inputs, max_new_tokens=512)',
+      '',
+      '/usr/local/lib/python3.11/dist-packages/torch/utils/_contextlib.py in decorate_context(*args, **kwargs)',
+      '--> 116             return func(*args, **kwargs)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom' });
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/tmp/ipykernel_812/2203941187.py', line: 4 });
+  });
+});

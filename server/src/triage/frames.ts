@@ -30,7 +30,7 @@ const IPYTHON_FILE = /^\s*File ((?:[A-Za-z]:)?[^\s:"]+):(\d+), in ([^\s(]+)/;
  * <module>()` and `/path/api.py in cache_miss(*args)`, IPython 8.0-8.4's `Input In [3], in <cell line: 1>()`;
  * Colab's copy of the rendered traceback wraps the file in a markdown link: `[<ipython-input-17-d55b…>](https://localhost:8080/#) in <module>()`.
  */
-const IPYTHON_HEAD = /^\s*\[?(<ipython-input-[\w-]+>|(?:[A-Za-z]:)?[^\s<>"[\]]+\.py)(?:\]\([^)\s]*\))? in ([^\s(]+)\(|^\s*(Input In \[\d+\]), in (.+?)\(\)\s*$/;
+const IPYTHON_HEAD = /^\s*\[?(<ipython-input-[\w-]+>|(?:[A-Za-z]:)?[^\s<>"[\]]+\.py)(?:\]\([^)\s]*\))? in ([^\s(]+|<cell line: \d+>)\(|^\s*(Input In \[\d+\]), in (.+?)\(\)\s*$/;
 /** `---> 70 outs = run(...)`: the line the frame above it was executing. */
 const IPYTHON_MARKER = /^\s*-+> (\d+)/;
 /** Colab folds library frames into one line: `18 frames`. */
