@@ -61,7 +61,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // A launcher's 'exit with status code N' (Horovod's gloo runner).
   'exit with status code',
   // SQLite's SQLITE_CANTOPEN message.
-  'unable to open database file'];
+  'unable to open database file',
+  // The shell's report of a SIGBUS ('Bus error (core dumped)', bash's strsignal; zsh's own 'zsh: bus error' is above).
+  '[Bb]us error'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -94,7 +96,7 @@ const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
  * handler (torch/csrc/DataLoader.cpp) prints "ERROR: Unexpected segmentation fault encountered in worker." before it
  * re-raises; its bus-error sibling is the shared-memory host signature in cpu.ts.
  */
-const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|Floating point exception|Illegal instruction(?: \(core dumped\)|\s*$)|\bzsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|\bUnexpected (?:segmentation fault|floating-point exception) encountered in worker\b/;
+const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|^\s*bus error(?: \(core dumped\))?\s*$|Floating point exception|Illegal instruction(?: \(core dumped\)|\s*$)|\bzsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|\bUnexpected (?:segmentation fault|floating-point exception) encountered in worker\b/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
 /** A launcher or parent reporting a child's end: torchrun, DeepSpeed, MPI, Node's child_process "exit with code N, signal null", launchd's "Service did not exit 5 seconds after SIGTERM. Sending SIGKILL." (a stop timeout, not memory). */
 const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:status code|code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|\bexit status [1-9]\d*\b(?! \()|\bEngine core proc \S+ died unexpectedly|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
@@ -389,7 +391,7 @@ export const otherFailure: Signature = {
     'kernel image is invalid', 'forward compatibility was attempted', 'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed',
     'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend', ': ', 'ERR', 'Java Virtual Machine', 'Program will exit', 'matching distribution',
     'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -',
-    'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'maximum allowed buffer size', 'exit with status code', 'died unexpectedly'],
+    'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'maximum allowed buffer size', 'exit with status code', 'died unexpectedly', 'us error'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
