@@ -1,5 +1,6 @@
 // The message classes blind batch 18 showed the engine did not know: the shell's report of a SIGBUS as a
-// line of its own. Each test is a variant written for the class (other numbers, names and prefixes), not
+// line of its own, fish's report of a job killed by SIGKILL, Docker's exec error with status 137, the
+// sanitizers' allocator failures and macOS's malloc mmap failure. Each test is a variant written for the class (other numbers, names and prefixes), not
 // a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -16,5 +17,39 @@ describe('native crashes the tail pass reads', () => {
     expect(root('writing cache\nbus error (core dumped)')).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
     // Prose that mentions a bus error is not a crash report.
     expect(all('the PCIe bus error counter stays at zero')).toEqual([]);
+  });
+});
+
+describe('host kills the tail pass reads', () => {
+  it("reads fish's report of a job terminated by SIGKILL as a host kill, and other signals not", () => {
+    const log = ['Loading checkpoint shards: 100%|##########| 4/4', "fish: 'torchrun --nproc 2 finetune.py' terminated by signal SIGKILL (Forced quit)"].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    expect(root("fish: Job 3, 'node build.js' terminated by signal SIGKILL (Forced quit)")).toMatchObject({ kind: 'host-oom' });
+    expect(root("fish: Job 1, './solver in.dat' terminated by signal SIGSEGV (Address boundary error)")?.kind).toBe('not-oom');
+  });
+
+  it("reads Docker's exec error with exit code 137 (as kubectl exec prints it) as a host kill", () => {
+    expect(root('error: Internal error occurred: error executing command in container: Error executing in Docker Container: 137')).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
+    expect(root('command terminated with non-zero exit code: Error executing in Docker Container: 1')?.kind).not.toBe('host-oom');
+  });
+});
+
+describe('host allocation failures the tail pass reads', () => {
+  it("reads a sanitizer's failed mmap as an abort with the request", () => {
+    const log = ['==4711==ERROR: AddressSanitizer failed to allocate 0x40001000 (1073745920) bytes of LargeMmapAllocator (error code: 12)', '==4711==Process memory map follows:'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'cpu', catchable: false, requestedBytes: 1073745920 });
+  });
+
+  it("reads a sanitizer's allocation-size-too-big report as an abort, the request only when a number holds it exactly", () => {
+    const big = '==88==ERROR: AddressSanitizer: requested allocation size 0x30000000000 (0x30000001000 after adjustments for alignment, red zones etc.) exceeds maximum supported size of 0x10000000000 (thread T0)';
+    expect(root(big)).toMatchObject({ kind: 'runtime-abort', platform: 'cpu', requestedBytes: 3298534883328 });
+    const negative = '==88==ERROR: AddressSanitizer: requested allocation size 0xfffffffffffffff0 (0x800 after adjustments for alignment, red zones etc.) exceeds maximum supported size of 0x10000000000 (thread T0)';
+    expect(root(negative)).toMatchObject({ kind: 'runtime-abort' });
+    expect(root(negative)?.requestedBytes).toBeUndefined();
+  });
+
+  it("reads macOS's 'malloc: *** mmap(size=N) failed (error code=12)' as a catchable host OOM with the request", () => {
+    const log = ['myapp(412,0x16f2a3000) malloc: *** mmap(size=268435456) failed (error code=12)', "*** error: can't allocate region", '*** set a breakpoint in malloc_error_break to debug'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', catchable: true, requestedBytes: 268435456 });
   });
 });

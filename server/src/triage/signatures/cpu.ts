@@ -141,7 +141,11 @@ function hostKill(line: LineView, summary: string, numbers: Finding['numbers'], 
   };
 }
 
-/** A worker or child a program reports dead of SIGKILL in words no hot anchor reads ("Snark worker died with signal sigkill"). */
+/**
+ * A worker or child a program reports dead of SIGKILL in words no hot anchor reads ("Snark worker died with signal sigkill"),
+ * and fish's job report ("fish: Job 2, 'python run.py' terminated by signal SIGKILL (Forced quit)", proc.cpp: "%ls: %ls'%ls'
+ * terminated by signal %ls (%ls)", the "Job N, " part only when several jobs run).
+ */
 const DIED_SIGKILL = /\b(?:died|exited|terminated|killed) (?:with|by) signal sigkill\b/i;
 const TASK_ROW = /^(?:.*\]\s*)?\[\s*\d+\]\s+\d+\s+\d+(?:\s+\d+){4,9}\s+-?\d+\s+\S+\s*$/;
 const CONTAINER_OOM = /\bcontainer oom [0-9a-f]{12,64}\b/;
@@ -157,6 +161,11 @@ const GCC_KILLED = /\bfatal error: Killed signal terminated program (\S+)/;
  * with an error exit status (137)"), a job runner's "command exit value(137)".
  */
 const EXIT_137 = /\bexit(?:ed)?(?: with)?(?: an error)?(?: exit)?(?: status code| status| value| code)?\s*[:(]?\s*137\b(?!\.\d)/i;
+/**
+ * Docker's exec error as the Kubernetes exec path returns it (dockershim's dockerExitError: "Error executing in Docker
+ * Container: %d"; kubectl exec prints "command terminated with non-zero exit code: " before it).
+ */
+const DOCKER_EXEC_137 = /\bError executing in Docker Container: 137\b/;
 /** Horovod's gloo launcher names the rank it started ("Process {idx} exit with status code {ec}.", runner/gloo_run.py, idx = slot_info.rank). */
 const HOROVOD_EXIT = /\bProcess (\d+) exit with status code -?\d+\b/;
 /** Google Colab's notice when the runtime's VM ran out of memory and was restarted (its dialog and console: "Your session crashed after using all available RAM."). */
@@ -178,10 +187,10 @@ const KERNEL_OOM_FRAME = /\b(?:oom_kill_process|out_of_memory|pagefault_out_of_m
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'container oom ', 'signal sigkill', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM'],
+  needles: [']', 'container oom ', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM'],
   match(line) {
     const gcc = GCC_KILLED.exec(line.content);
-    const exit137 = !gcc && EXIT_137.test(line.content);
+    const exit137 = !gcc && (EXIT_137.test(line.content) || DOCKER_EXEC_137.test(line.content));
     const slurm = !gcc && !exit137 && SLURM_OOM_EVENTS.test(line.content);
     const frame = !gcc && !exit137 && !slurm && KERNEL_OOM_FRAME.test(line.content);
     if (gcc || exit137 || slurm || frame) {
@@ -226,10 +235,10 @@ export const tailHostKill: Signature = {
     const summary = container
       ? 'Container OOM: docker reported an out-of-memory event for a container (its memory limit was hit)'
       : died
-        ? 'A worker process died of SIGKILL, most likely killed by the host OOM killer'
+        ? /\bfish: /.test(line.content) ? 'The job was killed (SIGKILL, fish\'s report), most likely by the host OOM killer' : 'A worker process died of SIGKILL, most likely killed by the host OOM killer'
         : 'Host OOM: the kernel OOM killer\'s task table (a process was killed for memory)';
     const why = died
-      ? 'The program reports that a child process died of SIGKILL, the signal the kernel OOM killer sends. '
+      ? 'The program or shell reports that a child process died of SIGKILL, the signal the kernel OOM killer sends. '
       : container
         ? 'Docker\'s event stream reports "container oom" when the kernel OOM killer acts inside a container\'s memory cgroup. '
         : 'The kernel prints this table of tasks and their memory only when its OOM killer runs; the lines naming the victim are not in this excerpt. ';

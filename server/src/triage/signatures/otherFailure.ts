@@ -63,7 +63,11 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // SQLite's SQLITE_CANTOPEN message.
   'unable to open database file',
   // The shell's report of a SIGBUS ('Bus error (core dumped)', bash's strsignal; zsh's own 'zsh: bus error' is above).
-  '[Bb]us error'];
+  '[Bb]us error',
+  // fish's report of a job killed by a signal (cpu.ts tailHostKill reads SIGKILL).
+  'by signal SIGKILL',
+  // The sanitizers' allocator reports and macOS's malloc mmap failure (tailAllocFailure).
+  'Sanitizer(?: failed to allocate|: requested allocation)', 'mmap\\(size='];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -658,12 +662,62 @@ const MIMALLOC_OOM = /\bmimalloc: error: unable to allocate memory \((\d+) bytes
 const WASM_OOM = /\bAborted\(OOM\)|\bCannot enlarge memory arrays to size (\d+) bytes|\bWebAssembly\.Memory(?:\.grow)?\(\): could not allocate memory/;
 const WASM_TRAP_OOM = /\bout[- ]of[- ]memory\b.*\bRuntimeError: |\bRuntimeError: .*\bout[- ]of[- ]memory\b/i;
 const VULKAN_OOM = /\bVK_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\bErrorOutOf(Device|Host)Memory\b/;
+/**
+ * The sanitizers' allocator failing (compiler-rt sanitizer_common): ReportMmapFailureAndDie's "ERROR: AddressSanitizer
+ * failed to allocate 0x… (N) bytes of LargeMmapAllocator (error code: 12)" (older builds "(errno: 12)"), and the
+ * allocator's report "requested allocation size 0x… (…) exceeds maximum supported size of 0x…" (allocation-size-too-big;
+ * its "allocator is out of memory" report carries words the streaming scan's other-OOM fallback reads first). With the default
+ * allocator_may_return_null=0 the runtime dies after the report: a runtime-abort in host memory, with the request.
+ */
+const SANITIZER_ALLOC = /\b(?:Address|Memory|Thread|HWAddress|Leak)Sanitizer(?: failed to allocate (0x[0-9a-fA-F]+)(?: \(\d+\))? bytes|: requested allocation size (0x[0-9a-fA-F]+))/;
+/**
+ * macOS's libmalloc when the VM refuses a region ("malloc: *** mmap(size=N) failed (error code=12)", then "*** error:
+ * can't allocate region" and "*** set a breakpoint in malloc_error_break to debug"): malloc returns NULL to the
+ * caller, a catchable OOM in host memory with the request. A markdown paste may escape the asterisks ("**\\*").
+ */
+const MACOS_MMAP_FAILED = /\bmalloc: [*\\ ]*mmap\(size=(0x[0-9a-fA-F]+|\d+)\) failed \(error code=12\)/;
 
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Not enough space to allocate'],
+  needles: ['Command buffer execution failed', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Not enough space to allocate', 'Sanitizer', 'mmap(size='],
   match(line) {
+    const sanitizer = SANITIZER_ALLOC.exec(line.content);
+    if (sanitizer) {
+      // A size-too-big request is often a negative size read as unsigned, beyond what a number holds exactly.
+      const requested = Number(sanitizer[1] ?? sanitizer[2]);
+      const exact = Number.isSafeInteger(requested);
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'runtime-abort',
+        platform: 'cpu',
+        catchable: false,
+        summary: `Process aborted: the sanitizer's allocator could not allocate ${exact ? formatBytes(requested) : sanitizer[0].split(' ').pop()} of host memory`,
+        explanation: 'A sanitizer (AddressSanitizer and its kin) replaces malloc with its own allocator; when a request is larger than it supports or the mmap behind it fails, it prints this report and, with the default allocator_may_return_null=0, ends the process instead of returning NULL. Sanitized builds also use more memory than plain ones (shadow memory, redzones, quarantine).',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: exact ? { requestedBytes: requested } : {},
+        fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    const mmap = MACOS_MMAP_FAILED.exec(line.content);
+    if (mmap) {
+      const requested = Number(mmap[1]);
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: 'cpu',
+        catchable: true,
+        summary: `Host out of memory: macOS's malloc could not map ${formatBytes(requested)} (mmap failed with ENOMEM)`,
+        explanation: 'macOS\'s malloc asked the kernel for a new region and mmap failed with error code 12 (ENOMEM): the process\'s address space or the system\'s memory had no room. malloc returned NULL to the caller, which could have handled it.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: { requestedBytes: requested },
+        fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
     const glib = GLIB_ALLOC.exec(line.content);
     if (glib) {
       const requested = Number(glib[1]);
