@@ -1,6 +1,7 @@
 // The message classes blind batch 18 showed the engine did not know: the shell's report of a SIGBUS as a
 // line of its own, fish's report of a job killed by SIGKILL, Docker's exec error with status 137, the
-// sanitizers' allocator failures and macOS's malloc mmap failure. Each test is a variant written for the class (other numbers, names and prefixes), not
+// sanitizers' allocator failures and macOS's malloc mmap failure, glibc's internal assertion, cuda-gdb's GPU
+// exception report and CANN runtime codes in a caller's ACL error line. Each test is a variant written for the class (other numbers, names and prefixes), not
 // a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -51,5 +52,29 @@ describe('host allocation failures the tail pass reads', () => {
   it("reads macOS's 'malloc: *** mmap(size=N) failed (error code=12)' as a catchable host OOM with the request", () => {
     const log = ['myapp(412,0x16f2a3000) malloc: *** mmap(size=268435456) failed (error code=12)', "*** error: can't allocate region", '*** set a breakpoint in malloc_error_break to debug'].join('\n');
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', catchable: true, requestedBytes: 268435456 });
+  });
+});
+
+describe('native and runtime failures named by their tools', () => {
+  it("reads glibc's 'Fatal glibc error: … assertion failed' as a native abort, not an OOM", () => {
+    const log = ['worker 3 started', 'Fatal glibc error: malloc.c:4376 (_int_malloc): assertion failed: chunk_main_arena (fwd)', 'Aborted (core dumped)'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+  });
+
+  it("reads cuda-gdb's GPU exception as a CUDA not-oom failure on the device it switched focus to", () => {
+    const log = [
+      'CUDA Exception: Warp Out-of-range Address',
+      'The exception was triggered at PC 0x7fffd8a3c1f0',
+      '',
+      'Thread 1 "python" received signal CUDA_EXCEPTION_5, Warp Out-of-range Address.',
+      '[Switching focus to CUDA kernel 3, grid 12, block (4,0,0), thread (32,0,0), device 2, sm 7, warp 1, lane 0]',
+      '0x00007fffd8a3c200 in gather_kernel<<<(64,1,1),(128,1,1)>>> ()',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false, device: 2 });
+  });
+
+  it('reads a CANN runtime code in an ACL error line: 207001 is an NPU OOM, other codes are not-oom on the NPU', () => {
+    expect(root('acl Error, code: 207001 at /src/csrc/npu_pool.cpp:118')).toMatchObject({ kind: 'catchable-oom', platform: 'npu', catchable: true });
+    expect(root('[E] ACL ERROR: api=aclrtSetDevice, code=107001, caller=Init,device.cc:42.')).toMatchObject({ kind: 'not-oom', platform: 'npu', catchable: true });
   });
 });

@@ -67,7 +67,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // fish's report of a job killed by a signal (cpu.ts tailHostKill reads SIGKILL).
   'by signal SIGKILL',
   // The sanitizers' allocator reports and macOS's malloc mmap failure (tailAllocFailure).
-  'Sanitizer(?: failed to allocate|: requested allocation)', 'mmap\\(size='];
+  'Sanitizer(?: failed to allocate|: requested allocation)', 'mmap\\(size=',
+  // glibc's internal assertion; cuda-gdb's GPU exception signal; a CANN runtime code in a caller's 'ACL ERROR' line.
+  'Fatal glibc error', 'CUDA_EXCEPTION_\\d', 'ACL ERROR'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -195,6 +197,20 @@ const RUNTIME_STATUS = /\b(cuda|hip)Error(?!MemoryAllocation|OutOfMemory|NotRead
 const APP_CUDA_CHECK = /\b(?:CUDA (?:error|ERROR)|cuda error)\b|\berror\b.*\.cu\b|\.cu\b.*\berror\b/i;
 const NPU_CODE = /NPU function error:|error ?code(?: is|:|=)?\s*5070\d\d\b|\berror:5070\d\d\b|\bthere is an? (?:aivec|aicore|aic) error exception/;
 const GLIBC_HEAP = /\*\*\* Error in `[^']*': |\b(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\): (?:invalid|corrupted)|double free or corruption|corrupted size vs\. prev_size|corrupted double-linked list/;
+/** glibc 2.37+'s internal assertion (__libc_assert_fail: "Fatal glibc error: malloc.c:2601 (sysmalloc): assertion failed: …"), then abort(). */
+const GLIBC_ASSERT = /\bFatal glibc error: \S+:\d+ \(\w+\): assertion failed: /;
+/**
+ * cuda-gdb stopping on a GPU exception (its docs' "CUDA Exception Codes": "CUDA Exception: Warp Illegal Address", then
+ * "Thread 1 "x" received signal CUDA_EXCEPTION_14, Warp Illegal Address." and "[Switching focus to CUDA kernel 0, grid 1,
+ * block (0,0,0), thread (0,0,0), device 0, sm 0, warp 0, lane 0]"): a kernel fault, not memory running out.
+ */
+const CUDA_GDB_EXCEPTION = /\bCUDA Exception: [A-Z][\w ]+$|\breceived signal CUDA_EXCEPTION_\d+\b/;
+/**
+ * A CANN runtime error code as a caller logs it ("acl Error, code: 107002 at x.cpp:63", "ACL ERROR: api=aclrtMallocHost,
+ * code=107002, …"): rt_error_codes.h's 1xxxxx are usage errors (107002 ACL_ERROR_RT_CONTEXT_NULL), 5xxxxx internal ones;
+ * 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION) is the allocation failure tailAllocFailure reads.
+ */
+const ACL_CODE = /\bacl(?:rt)?\s*error\b[,:]?[^\n]*?\bcode\s*[:=]\s*([1-5]\d{5})\b/i;
 const WINDOWS_CRASH = /\b(?:0x)?[cC]0000(?:005|409|01[dD]|0[fF][dD]|374|096|602)\b/;
 const CHROMIUM_FATAL = /:FATAL:[\w.]+\(\d+\)\]/;
 
@@ -312,6 +328,10 @@ function nativeFailure(text: string): { name: string; platform?: Platform; what:
   if (NVIDIA_XID.test(text)) return { name: `the NVIDIA driver reported an Xid error (${quote(text)})`, platform: 'cuda', what: 'the Xid code (NVIDIA\'s Xid table: 13/31/43 are application faults, 48/63/64/79/94/95 hardware or driver)' };
   const nccl = NCCL_TRACE.exec(text);
   if (nccl) return { name: `an NCCL call failed with ${NCCL_RESULTS[Number(nccl[1])]} (${quote(text)})`, what: 'the first NCCL WARN line above the "-> N" trace (a socket, bootstrap or topology error names its cause; rerun with NCCL_DEBUG=INFO on every rank)' };
+  if (GLIBC_ASSERT.test(text)) return { name: `glibc aborted on an internal assertion: ${quote(text)}`, what: 'the assertion glibc names (in malloc it means the heap was corrupted earlier: run under valgrind or AddressSanitizer)' };
+  if (CUDA_GDB_EXCEPTION.test(text)) return { name: `cuda-gdb stopped on a GPU exception (${quote(text)})`, platform: 'cuda', what: 'the kernel and thread cuda-gdb switched focus to (an illegal address is an out-of-bounds or freed-memory access on the GPU, not memory running out)' };
+  const acl = ACL_CODE.exec(text);
+  if (acl && acl[1] !== '207001') return { name: `a CANN runtime call failed with code ${acl[1]} (${quote(text)})`, platform: 'npu', what: 'the ACL error code in the CANN error-code table (1xxxxx: a usage error such as no current context; 5xxxxx: internal) and the plog of the device', catchable: true };
   if (GLIBC_HEAP.test(text)) return { name: `glibc detected heap corruption: ${quote(text)}`, what: 'the heap corruption (run under valgrind or AddressSanitizer to find the bad write or free)' };
   if (WINDOWS_CRASH.test(text) && /code|status|exception|error|fault/i.test(text)) return { name: `a native crash (${quote(text)})`, what: 'the native crash (0xC0000005 is an access violation; the faulting module is named in the report)' };
   // Metal's command buffer failing for something other than memory (IOAF code 8 and "Insufficient Memory" are the OOM ones).
@@ -395,7 +415,7 @@ export const otherFailure: Signature = {
     'kernel image is invalid', 'forward compatibility was attempted', 'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed',
     'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend', ': ', 'ERR', 'Java Virtual Machine', 'Program will exit', 'matching distribution',
     'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -',
-    'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'maximum allowed buffer size', 'exit with status code', 'died unexpectedly', 'us error'],
+    'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'maximum allowed buffer size', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
@@ -497,6 +517,13 @@ export const otherFailure: Signature = {
       if (native.platform === 'npu') {
         const device = /\bDevice:(\d+)/.exec(line.content);
         if (device) f.device = Number(device[1]);
+      }
+      // cuda-gdb names the device of the thread it switched focus to on the line under the signal.
+      if (CUDA_GDB_EXCEPTION.test(line.content)) {
+        for (let k = 1; k <= 3 && f.device === undefined; k++) {
+          const focus = /^\[Switching focus to CUDA kernel \d+,.*\bdevice (\d+),/.exec(line.next(k) ?? '');
+          if (focus) f.device = Number(focus[1]);
+        }
       }
       // NVRM numbers the GPUs it reports on ("NVRM: GPU0 _issueRpcAndWait: …"); a line without the number takes the one of the NVRM lines just above.
       if (/\bNVRM: /.test(line.content)) {
@@ -680,8 +707,24 @@ const MACOS_MMAP_FAILED = /\bmalloc: [*\\ ]*mmap\(size=(0x[0-9a-fA-F]+|\d+)\) fa
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Not enough space to allocate', 'Sanitizer', 'mmap(size='],
+  needles: ['Command buffer execution failed', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Not enough space to allocate', 'Sanitizer', 'mmap(size=', '207001'],
   match(line) {
+    const acl = ACL_CODE.exec(line.content);
+    if (acl?.[1] === '207001') {
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: 'npu',
+        catchable: true,
+        summary: 'Out of memory on the NPU: a CANN runtime allocation failed (ACL_ERROR_RT_MEMORY_ALLOCATION, 207001)',
+        explanation: 'The CANN runtime returned 207001, ACL_ERROR_RT_MEMORY_ALLOCATION (rt_error_codes.h), to the caller: the device memory it asked for was not available. The code is returned, so the caller could have handled it.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: {},
+        fixes: [shrinkPeak('what the program keeps on the NPU (batch, cache size, gpu_memory_utilization)')],
+        facts: { tier: 2 },
+      };
+    }
     const sanitizer = SANITIZER_ALLOC.exec(line.content);
     if (sanitizer) {
       // A size-too-big request is often a negative size read as unsigned, beyond what a number holds exactly.
