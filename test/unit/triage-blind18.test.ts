@@ -1,7 +1,8 @@
 // The message classes blind batch 18 showed the engine did not know: the shell's report of a SIGBUS as a
 // line of its own, fish's report of a job killed by SIGKILL, Docker's exec error with status 137, the
 // sanitizers' allocator failures and macOS's malloc mmap failure, glibc's internal assertion, cuda-gdb's GPU
-// exception report and CANN runtime codes in a caller's ACL error line. Each test is a variant written for the class (other numbers, names and prefixes), not
+// exception report and CANN runtime codes in a caller's ACL error line, vulkano's out-of-memory error values
+// and ggml's Vulkan request size. Each test is a variant written for the class (other numbers, names and prefixes), not
 // a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -76,5 +77,18 @@ describe('native and runtime failures named by their tools', () => {
   it('reads a CANN runtime code in an ACL error line: 207001 is an NPU OOM, other codes are not-oom on the NPU', () => {
     expect(root('acl Error, code: 207001 at /src/csrc/npu_pool.cpp:118')).toMatchObject({ kind: 'catchable-oom', platform: 'npu', catchable: true });
     expect(root('[E] ACL ERROR: api=aclrtSetDevice, code=107001, caller=Init,device.cc:42.')).toMatchObject({ kind: 'not-oom', platform: 'npu', catchable: true });
+  });
+});
+
+describe("Vulkan's out-of-memory results as Rust and ggml print them", () => {
+  it("reads vulkano's OomError(OutOfDeviceMemory) in a panic as a catchable OOM, and OutOfHostMemory as host memory", () => {
+    const log = ['Selected physical device: AMD Radeon RX 6600 (type: DiscreteGpu)', "thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: OomError(OutOfDeviceMemory)', src/renderer.rs:212:58"].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', catchable: true });
+    expect(root("thread 'main' panicked at src/app.rs:40:10:\ncalled `Result::unwrap()` on an `Err` value: VulkanError(OutOfHostMemory)")).toMatchObject({ kind: 'catchable-oom', platform: 'cpu' });
+  });
+
+  it("takes the request from ggml_vulkan's allocation line above the Vulkan-Hpp error", () => {
+    const log = ['ggml_vulkan: Device memory allocation of size 805306368 failed.', 'ggml_vulkan: Requested buffer size exceeds device memory allocation limit: ErrorOutOfDeviceMemory'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', requestedBytes: 805306368 });
   });
 });

@@ -69,7 +69,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // The sanitizers' allocator reports and macOS's malloc mmap failure (tailAllocFailure).
   'Sanitizer(?: failed to allocate|: requested allocation)', 'mmap\\(size=',
   // glibc's internal assertion; cuda-gdb's GPU exception signal; a CANN runtime code in a caller's 'ACL ERROR' line.
-  'Fatal glibc error', 'CUDA_EXCEPTION_\\d', 'ACL ERROR'];
+  'Fatal glibc error', 'CUDA_EXCEPTION_\\d', 'ACL ERROR',
+  // vulkano's out-of-memory error values (tailAllocFailure's Vulkan class).
+  'Error\\(OutOf(?:Device|Host)Memory\\)'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -688,7 +690,13 @@ const MIMALLOC_OOM = /\bmimalloc: error: unable to allocate memory \((\d+) bytes
  */
 const WASM_OOM = /\bAborted\(OOM\)|\bCannot enlarge memory arrays to size (\d+) bytes|\bWebAssembly\.Memory(?:\.grow)?\(\): could not allocate memory/;
 const WASM_TRAP_OOM = /\bout[- ]of[- ]memory\b.*\bRuntimeError: |\bRuntimeError: .*\bout[- ]of[- ]memory\b/i;
-const VULKAN_OOM = /\bVK_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\bErrorOutOf(Device|Host)Memory\b/;
+/**
+ * (Also vulkano's Rust error value, "OomError(OutOfDeviceMemory)", "VulkanError(OutOfHostMemory)", as a panic on unwrap()
+ * prints it.) ggml's Vulkan backend logs the request on the line before ("ggml_vulkan: Device memory allocation of size N
+ * failed.", ggml-vulkan.cpp).
+ */
+const VULKAN_OOM = /\bVK_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\bErrorOutOf(Device|Host)Memory\b|\b(?:OomError|VulkanError)\(OutOf(Device|Host)Memory\)/;
+const GGML_VULKAN_REQUEST = /\bggml_vulkan: Device memory allocation of size (\d+) failed\b/;
 /**
  * The sanitizers' allocator failing (compiler-rt sanitizer_common): ReportMmapFailureAndDie's "ERROR: AddressSanitizer
  * failed to allocate 0x… (N) bytes of LargeMmapAllocator (error code: 12)" (older builds "(errno: 12)"), and the
@@ -707,7 +715,7 @@ const MACOS_MMAP_FAILED = /\bmalloc: [*\\ ]*mmap\(size=(0x[0-9a-fA-F]+|\d+)\) fa
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Not enough space to allocate', 'Sanitizer', 'mmap(size=', '207001'],
+  needles: ['Command buffer execution failed', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'mmap(size=', '207001'],
   match(line) {
     const acl = ACL_CODE.exec(line.content);
     if (acl?.[1] === '207001') {
@@ -873,8 +881,10 @@ export const tailAllocFailure: Signature = {
     }
     const vk = VULKAN_OOM.exec(line.content);
     if (vk && !/warn/i.test(line.content)) {
-      const host = (vk[1] ?? vk[2]) === 'HOST';
+      const host = (vk[1] ?? vk[2] ?? vk[3])!.toUpperCase() === 'HOST';
       const platform = host ? 'cpu' : platformNear(line);
+      let request = GGML_VULKAN_REQUEST.exec(line.content);
+      for (let k = 1; k <= 2 && !request; k++) request = GGML_VULKAN_REQUEST.exec(line.previous(k) ?? '');
       return {
         signature: 'other-out-of-memory',
         role: 'failure',
@@ -886,7 +896,7 @@ export const tailAllocFailure: Signature = {
           ? 'The Vulkan driver could not allocate the host memory it needed and returned VK_ERROR_OUT_OF_HOST_MEMORY to the program.'
           : 'The Vulkan driver could not allocate device memory and returned VK_ERROR_OUT_OF_DEVICE_MEMORY (Vulkan-Hpp throws it as vk::OutOfDeviceMemoryError) to the program, which could have handled it.',
         ...(line.rank !== undefined && { rank: line.rank }),
-        numbers: {},
+        numbers: request ? { requestedBytes: Number(request[1]) } : {},
         fixes: host ? [hostMemory] : [shrinkPeak('the buffers and images the program allocates (resolution, batch)')],
         facts: { tier: 2 },
       };
