@@ -2,7 +2,7 @@
 // line of its own, fish's report of a job killed by SIGKILL, Docker's exec error with status 137, the
 // sanitizers' allocator failures and macOS's malloc mmap failure, glibc's internal assertion, cuda-gdb's GPU
 // exception report and CANN runtime codes in a caller's ACL error line, vulkano's out-of-memory error values
-// and ggml's Vulkan request size. Each test is a variant written for the class (other numbers, names and prefixes), not
+// and ggml's Vulkan request size, and the dynamic loader's static TLS error, which is not memory. Each test is a variant written for the class (other numbers, names and prefixes), not
 // a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -90,5 +90,19 @@ describe("Vulkan's out-of-memory results as Rust and ggml print them", () => {
   it("takes the request from ggml_vulkan's allocation line above the Vulkan-Hpp error", () => {
     const log = ['ggml_vulkan: Device memory allocation of size 805306368 failed.', 'ggml_vulkan: Requested buffer size exceeds device memory allocation limit: ErrorOutOfDeviceMemory'].join('\n');
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', requestedBytes: 805306368 });
+  });
+});
+
+describe('memory words that are not memory running out', () => {
+  it("reads the loader's 'cannot allocate memory in static TLS block' as a not-oom import failure", () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/home/u/app/run.py", line 3, in <module>',
+      '    import sklearn',
+      'OSError: /usr/lib/aarch64-linux-gnu/libgomp.so.1: cannot allocate memory in static TLS block',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
+    // The same words without the loader's TLS are still an OOM.
+    expect(root('RuntimeError: cannot allocate memory for the tensor of 4096 bytes')?.kind).toBe('catchable-oom');
   });
 });

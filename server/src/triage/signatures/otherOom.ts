@@ -98,6 +98,10 @@ export const otherOom: Signature = {
     const text = line.content;
     const m = OOM_WORDS.exec(text);
     if (!m) return undefined;
+    // glibc's dynamic loader when a dlopen'ed library's TLS does not fit the static TLS surplus (elf/dl-tls.c: "cannot
+    // allocate memory in static TLS block", often libgomp on aarch64): a loader limit, fixed by LD_PRELOAD or
+    // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
+    if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
     const go = GO_OOM.exec(text);
     if (go) return goOutOfMemory(line, Number(go[1]), Number(go[2]));
     // Go's throw under that line is the same failure, read there.
