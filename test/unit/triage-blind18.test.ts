@@ -2,7 +2,8 @@
 // line of its own, fish's report of a job killed by SIGKILL, Docker's exec error with status 137, the
 // sanitizers' allocator failures and macOS's malloc mmap failure, glibc's internal assertion, cuda-gdb's GPU
 // exception report and CANN runtime codes in a caller's ACL error line, vulkano's out-of-memory error values
-// and ggml's Vulkan request size, and the dynamic loader's static TLS error, which is not memory. Each test is a variant written for the class (other numbers, names and prefixes), not
+// and ggml's Vulkan request size, the dynamic loader's static TLS error, which is not memory, and an exception
+// line behind vLLM's logger prefix. Each test is a variant written for the class (other numbers, names and prefixes), not
 // a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -104,5 +105,22 @@ describe('memory words that are not memory running out', () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
     // The same words without the loader's TLS are still an OOM.
     expect(root('RuntimeError: cannot allocate memory for the tensor of 4096 bytes')?.kind).toBe('catchable-oom');
+  });
+});
+
+describe("an exception behind vLLM's logger prefix", () => {
+  it('reads the exception line of a logged traceback with its frames, and leaves a warning with the same prefix', () => {
+    const log = [
+      'ERROR 11-12 10:01:02 [engine.py:120] Traceback (most recent call last):',
+      'ERROR 11-12 10:01:02 [engine.py:120]   File "/srv/app/serve/loader.py", line 58, in load_weights',
+      'ERROR 11-12 10:01:02 [engine.py:120]     weights = read_shard(path)',
+      'ERROR 11-12 10:01:02 [engine.py:120]               ^^^^^^^^^^^^^^^^',
+      'ERROR 11-12 10:01:02 [engine.py:120]   File "/srv/app/serve/shards.py", line 17, in read_shard',
+      "ERROR 11-12 10:01:02 [engine.py:120]     raise ValueError(f'bad shard {path}')",
+      "ERROR 11-12 10:01:02 [engine.py:120] ValueError: bad shard /models/x/part-3.safetensors",
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/srv/app/serve/shards.py', line: 17 });
+    expect(all('WARNING 11-12 10:01:02 [config.py:88] UserWarning: fp8 is experimental')).toEqual([]);
   });
 });

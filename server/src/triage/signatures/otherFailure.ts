@@ -94,6 +94,12 @@ const EXCEPTION_LINE = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception|Inte
 const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s+Traceback \(most recent call last\)/;
 /** Exceptions a launcher raises about a worker that is already dead. */
 const LAUNCHER_EXCEPTION = /^(?:ChildFailedError|SignalException|ProcessRaisedException|ProcessExitedException)$/;
+/**
+ * vLLM's logger prefix on an error line (vllm/logger.py _FORMAT "%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] ",
+ * datefmt "%m-%d %H:%M:%S": "ERROR 08-01 03:39:06 [core.py:667] "), which it puts before each line of a logged traceback
+ * and of the exception under it; only ERROR and CRITICAL lines are taken off, so a warning stays a warning.
+ */
+const LOGGER_ERROR_PREFIX = /^(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w.-]+:\d+\] (?=(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): )/;
 const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
 
 /**
@@ -419,7 +425,7 @@ export const otherFailure: Signature = {
     'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -',
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'maximum allowed buffer size', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_'],
   match(line) {
-    const text = line.content.replace(CI_PREFIX, '');
+    const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
     if (text.includes('terminate called after throwing') || /\bterminating due to uncaught exception of type /.test(text)) {
       const what = /^\s*what\(\):\s*(.*)$/.exec(line.next(1) ?? '')?.[1];
