@@ -3,7 +3,7 @@
 // sanitizers' allocator failures and macOS's malloc mmap failure, glibc's internal assertion, cuda-gdb's GPU
 // exception report and CANN runtime codes in a caller's ACL error line, vulkano's out-of-memory error values
 // and ggml's Vulkan request size, the dynamic loader's static TLS error, which is not memory, and an exception
-// line behind vLLM's logger prefix. Each test is a variant written for the class (other numbers, names and prefixes), not
+// line behind vLLM's logger prefix, and PyTorch's allocator message hard-wrapped at a space the wrap dropped. Each test is a variant written for the class (other numbers, names and prefixes), not
 // a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -122,5 +122,17 @@ describe("an exception behind vLLM's logger prefix", () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
     expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/srv/app/serve/shards.py', line: 17 });
     expect(all('WARNING 11-12 10:01:02 [config.py:88] UserWarning: fp8 is experimental')).toEqual([]);
+  });
+});
+
+describe("PyTorch's allocator message hard-wrapped at a space", () => {
+  it('reads the free bytes when a fixed-width wrap dropped the space between two words of a sentence', () => {
+    const msg = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB. GPU 1 has a total capacity of 79.15 GiB of which 301.50 MiB is free. Including non-PyTorch memory, this process has 78.84 GiB memory in use. Of the allocated memory 75.02 GiB is allocated by PyTorch, and 120.00 MiB is reserved by PyTorch but unallocated.';
+    // A terminal 136 columns wide broke the line where a space fell on the edge, and the space is gone.
+    const width = 136;
+    const lines: string[] = [];
+    for (let rest = msg; rest.length > 0; rest = rest.slice(width + 1)) lines.push(rest.slice(0, width));
+    expect(lines[0]!.endsWith('MiB is')).toBe(true);
+    expect(root(lines.join('\n'))).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 1, requestedBytes: 536870912, freeBytes: 316145664 });
   });
 });

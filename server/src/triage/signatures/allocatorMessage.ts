@@ -51,7 +51,12 @@ export function platformOfApi(api: string): Platform | undefined {
 }
 
 const HEAD = new RegExp(String.raw`(?:\b([A-Z]{2,5}) out of memory\.\s*|\bout of memory\.\s*|^|[^A-Za-z])Tried to allocate ${SIZE}`);
-const sentence = (body: string): RegExp => new RegExp(body.replace(/SIZE/g, SIZE));
+/**
+ * A sentence of the new era's message. A terminal's fixed-width wrap that broke the line at a space dropped that space
+ * when the lines are put back together ("… of which 1.83 GiB is" / "free." reads "isfree."), so each space between
+ * its words may be missing.
+ */
+const sentence = (body: string): RegExp => new RegExp(body.replace(/ /g, ' ?').replace(/SIZE/g, SIZE));
 
 const NEW_DEVICE = sentence(String.raw`(GPU|NPU|XPU|Device)\s*(\d*) has a total capac(?:i)?ty of SIZE`);
 const NEW_FREE = sentence(String.raw`of which SIZE is free`);
