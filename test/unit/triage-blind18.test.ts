@@ -3,7 +3,8 @@
 // sanitizers' allocator failures and macOS's malloc mmap failure, glibc's internal assertion, cuda-gdb's GPU
 // exception report and CANN runtime codes in a caller's ACL error line, vulkano's out-of-memory error values
 // and ggml's Vulkan request size, the dynamic loader's static TLS error, which is not memory, and an exception
-// line behind vLLM's logger prefix, and PyTorch's allocator message hard-wrapped at a space the wrap dropped. Each test is a variant written for the class (other numbers, names and prefixes), not
+// line behind vLLM's logger prefix, PyTorch's allocator message hard-wrapped at a space the wrap dropped, and
+// MPS's buffer-size checks naming the platform. Each test is a variant written for the class (other numbers, names and prefixes), not
 // a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -134,5 +135,14 @@ describe("PyTorch's allocator message hard-wrapped at a space", () => {
     for (let rest = msg; rest.length > 0; rest = rest.slice(width + 1)) lines.push(rest.slice(0, width));
     expect(lines[0]!.endsWith('MiB is')).toBe(true);
     expect(root(lines.join('\n'))).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 1, requestedBytes: 536870912, freeBytes: 316145664 });
+  });
+});
+
+describe("MPS's buffer-size checks name the platform", () => {
+  it("takes mps from PyTorch's Placeholder check and from MPSCore's MPSNDArray assertion", () => {
+    const placeholder = ['  File "/Users/me/proj/model.py", line 40, in forward', '    y = torch.cat([a, b], dim=1)', 'RuntimeError: Placeholder buffer size (8192) is not large enough to contain the Tensor storage of size 65536'].join('\n');
+    expect(root(placeholder)).toMatchObject({ kind: 'not-oom', platform: 'mps', catchable: true });
+    const ndarray = "/AppleInternal/Library/BuildRoots/x/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShaders/MPSCore/Types/MPSNDArray.mm:850: failed assertion `[MPSNDArray initWithDevice:descriptor:] Error: buffer is not large enough. Must be 4096 bytes'\nAbort trap: 6";
+    expect(root(ndarray)?.platform).toBe('mps');
   });
 });

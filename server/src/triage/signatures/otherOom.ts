@@ -61,8 +61,10 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // PyTorch's XPU wheels' version suffix ("2.6.0+xpu", collect_env's "PyTorch version:"), Intel's discrete GPUs by name (sycl-ls, clinfo: "Intel(R) Arc(TM) A770 Graphics", "Intel(R) Data Center GPU Max 1550").
   ['xpu', /\bXPU\b|\d\+xpu\b|\bIntel\(R\) (?:Arc\(TM\)|Data Center GPU)|Level.?Zero|\bSYCL\b|oneAPI|\bglobal id: \[\d+,\d+,\d+\], local id: \[|\bze_result_t\b|\bZE_RESULT_[A-Z_]+|\bzes?(?:Init|Driver|Device|Context|CommandList|CommandQueue|Mem|Module|Kernel|Event|Fence)\w*\(/],
   ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*/],
-  // MPSGraph's op locations ("loc(\"mps_subtract\"…MPSGraphUtilities.mm"), PyTorch's aten/src/ATen/native/mps sources.
-  ['mps', /\bMPS\b|\bMetal\b|\bmetal::|\bmlx\.|MetalPerformanceShaders|\bMPSGraph|"mps_[a-z]\w*"|\bcopy_to_mps\b|\/native\/mps\//],
+  // MPSGraph's op locations ("loc(\"mps_subtract\"…MPSGraphUtilities.mm"), PyTorch's aten/src/ATen/native/mps sources;
+  // PyTorch MPS's Placeholder check ("Placeholder buffer size (N) is not large enough to contain the Tensor storage of size M",
+  // native/mps/OperationUtils.mm; pytorch#77886, #78042) and MPSCore's "[MPSNDArray, initWithBuffer:…] Error: buffer is not large enough".
+  ['mps', /\bMPS\b|\bMetal\b|\bmetal::|\bmlx\.|MetalPerformanceShaders|\bMPSGraph|"mps_[a-z]\w*"|\bcopy_to_mps\b|\/native\/mps\/|\bPlaceholder buffer size \(\d+\) is not large enough to contain the Tensor storage\b|\bMPSNDArray\b|\bMPSCore\b/],
   ['cuda', /CUDA|\bcuda|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b/],
 ];
 
