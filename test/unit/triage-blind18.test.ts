@@ -4,7 +4,7 @@
 // exception report and CANN runtime codes in a caller's ACL error line, vulkano's out-of-memory error values
 // and ggml's Vulkan request size, the dynamic loader's static TLS error, which is not memory, and an exception
 // line behind vLLM's logger prefix, PyTorch's allocator message hard-wrapped at a space the wrap dropped, and
-// MPS's buffer-size checks naming the platform. Each test is a variant written for the class (other numbers, names and prefixes), not
+// MPS's buffer-size checks naming the platform, and CANN's EL0004 for HCCL's communication resources. Each test is a variant written for the class (other numbers, names and prefixes), not
 // a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -144,5 +144,26 @@ describe("MPS's buffer-size checks name the platform", () => {
     expect(root(placeholder)).toMatchObject({ kind: 'not-oom', platform: 'mps', catchable: true });
     const ndarray = "/AppleInternal/Library/BuildRoots/x/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShaders/MPSCore/Types/MPSNDArray.mm:850: failed assertion `[MPSNDArray initWithDevice:descriptor:] Error: buffer is not large enough. Must be 4096 bytes'\nAbort trap: 6";
     expect(root(ndarray)?.platform).toBe('mps');
+  });
+});
+
+describe("CANN's EL0004 with the resource its trace names", () => {
+  const block = (trace: string) => [
+    '[rank3]:[E1002 11:04:12.000000001 compiler_depend.ts:429] NPU function error: call aclnnAllGatherMatmul failed, error code is 207001',
+    '[ERROR] 2025-10-02-11:04:12 (PID:4242, Device:3, RankID:-1) ERR00100 PTA call acl api failed',
+    'EL0004: [PID: 4242] 2025-10-02-11:04:11.000.000 Failed to allocate memory.',
+    '        Possible Cause: Available memory is insufficient.',
+    '        TraceBack (most recent call last):',
+    '        Failed to allocate resource[DeviceMemory] with info [size:1073741824]. Reason: Memory resources are exhausted.',
+    trace,
+  ].join('\n');
+
+  it("reads HCCL's communication resources in the trace as a collective OOM, with the size, the suffix's device and the rank above", () => {
+    const log = block('        Nnopbase fails to invoke the HcclAllocComResourceByTiling function of the hccl module. ret = 2, comm = 0x1.');
+    expect(root(log)).toMatchObject({ kind: 'collective-oom', platform: 'npu', catchable: false, requestedBytes: 1073741824, device: 3, rank: 3 });
+  });
+
+  it('keeps a catchable OOM when the trace names no HCCL resource', () => {
+    expect(root(block('        Check aclrtMalloc failed'))).toMatchObject({ kind: 'catchable-oom', platform: 'npu', requestedBytes: 1073741824, device: 3 });
   });
 });

@@ -95,6 +95,10 @@ const cachingAllocator: Signature = {
 };
 
 const RT_MALLOC = /Call rtMalloc fail\b.*?\bsize:\s*(\d+),\s*device_id:\s*(\d+)/;
+/** CANN's trace line for a failed device allocation ("Failed to allocate resource[DeviceMemory] with info [size:2147483648]. Reason: Memory resources are exhausted."). */
+const RESOURCE_SIZE = /\bFailed to allocate resource\[DeviceMemory\] with info \[size:(\d+)\]/;
+/** The trace naming HCCL's communication resources as what was being allocated ("… fails to invoke the HcclAllocComResourceByTiling function of the hccl module"). */
+const HCCL_RESOURCE = /\bHcclAllocComResource\w*|\bfunction of the hccl module\b/;
 
 const ascendRuntime: Signature = {
   id: 'ascend-memory-allocation-failure',
@@ -106,18 +110,40 @@ const ascendRuntime: Signature = {
     // size:3221291008, device_id:0[FUNC:Alloc][FILE:device_allocator.cc]" (the first is the request).
     let malloc: RegExpExecArray | null = null;
     for (let k = 1; k <= 8 && !malloc; k++) malloc = RT_MALLOC.exec(line.next(k) ?? '');
-    const device = ascendDevice(line) ?? (malloc ? Number(malloc[2]) : undefined);
+    // Its trace may instead name the resource ("Failed to allocate resource[DeviceMemory] with info [size:N]"), and
+    // whether HCCL's communication resources were being allocated (an MC2 fused op's HcclAllocComResourceByTiling).
+    let resource: RegExpExecArray | null = null;
+    let hccl = false;
+    for (let k = 1; k <= 8; k++) {
+      const next = line.next(k) ?? '';
+      resource ??= RESOURCE_SIZE.exec(next);
+      hccl ||= HCCL_RESOURCE.test(next);
+    }
+    const requested = malloc ? Number(malloc[1]) : resource ? Number(resource[1]) : undefined;
+    // torch_npu prints its error and suffix ("NPU function error: … error code is 207001" over "(PID:P, Device:N,
+    // RankID:R) ERR00100 …", behind a "[rankN]:" prefix) just above the EL0004 block that explains it.
+    let device = ascendDevice(line) ?? (malloc ? Number(malloc[2]) : undefined);
+    let aboveRank: number | undefined;
+    for (let k = 1; k <= 4; k++) {
+      const prev = line.previous(k) ?? '';
+      const suffix = /\(PID:\d+, Device:(\d+), RankID:-?\d+\)/.exec(prev);
+      if (suffix && device === undefined) device = Number(suffix[1]);
+      if (aboveRank === undefined && /NPU function error|error code is/.test(prev)) aboveRank = line.previousRank(k);
+    }
+    const ownRank = rank ?? aboveRank;
     return {
       signature: 'ascend-memory-allocation-failure',
       role: 'failure',
-      kind: 'catchable-oom',
+      kind: hccl ? 'collective-oom' : 'catchable-oom',
       platform: 'npu',
-      catchable: true,
-      summary: 'Ascend NPU memory allocation failure (EL0004)' + (malloc ? `: ${formatBytes(Number(malloc[1]))} requested` : ''),
-      explanation: 'The CANN runtime could not allocate device memory outside the caching allocator.',
+      catchable: !hccl,
+      summary: (hccl ? 'Ascend NPU memory allocation failure for HCCL communication resources (EL0004)' : 'Ascend NPU memory allocation failure (EL0004)') + (requested !== undefined ? `: ${formatBytes(requested)} requested` : ''),
+      explanation: hccl
+        ? 'The CANN runtime could not allocate device memory for HCCL\'s communication resources (the trace names HcclAllocComResource), outside the caching allocator; the collective cannot run.'
+        : 'The CANN runtime could not allocate device memory outside the caching allocator.',
       ...(device !== undefined && { device }),
-      ...(rank !== undefined && { rank }),
-      numbers: malloc ? { requestedBytes: Number(malloc[1]) } : {},
+      ...(ownRank !== undefined && { rank: ownRank }),
+      numbers: requested !== undefined ? { requestedBytes: requested } : {},
       fixes: [shrinkPeak()],
     };
   },
