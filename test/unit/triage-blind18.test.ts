@@ -86,6 +86,9 @@ describe("Vulkan's out-of-memory results as Rust and ggml print them", () => {
   it("reads vulkano's OomError(OutOfDeviceMemory) in a panic as a catchable OOM, and OutOfHostMemory as host memory", () => {
     const log = ['Selected physical device: AMD Radeon RX 6600 (type: DiscreteGpu)', "thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: OomError(OutOfDeviceMemory)', src/renderer.rs:212:58"].join('\n');
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', catchable: true });
+    // An NVIDIA GTX card named without 'GeForce' names cuda.
+    const gtx = ['Using device: GTX 1080 (type: DiscreteGpu)', "thread 'main' panicked at 'called `Result::unwrap()` on an `Err` value: OomError(OutOfDeviceMemory)', src/main.rs:88:14"].join('\n');
+    expect(root(gtx)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
     expect(root("thread 'main' panicked at src/app.rs:40:10:\ncalled `Result::unwrap()` on an `Err` value: VulkanError(OutOfHostMemory)")).toMatchObject({ kind: 'catchable-oom', platform: 'cpu' });
   });
 
