@@ -5,9 +5,7 @@
 # them; then decode against pickle.load on one core with the new build. Run through the device tool from the
 # repository root with carry [".devtools"].
 set -euo pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-mkdir -p /tmp/headroom-node && xz -dc .devtools/node.xz > /tmp/headroom-node/node && chmod +x /tmp/headroom-node/node
-export PATH=/tmp/headroom-node:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/lent-host-env.sh"
 date -u; lscpu | grep -E "Model name|^CPU\(s\)"; node --version
 snapshot=/tmp/headroom-synthetic-1g.pickle
 node --input-type=module -e "import { generate } from './bench/replay-synthetic.mjs'; await generate('$snapshot', 1e9);"

@@ -3,9 +3,7 @@
 # node binary as .devtools/node.xz and a build of the addon as .devtools/headroom.node), on two
 # cores and on all of them. Run through the device tool from the repository root.
 set -euo pipefail
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
-mkdir -p /tmp/headroom-node && xz -dc .devtools/node.xz > /tmp/headroom-node/node && chmod +x /tmp/headroom-node/node
-export PATH=/tmp/headroom-node:$PATH
+source "$(dirname "${BASH_SOURCE[0]}")/lent-host-env.sh"
 export HEADROOM_NATIVE=$PWD/.devtools/headroom.node
 date -u; lscpu | grep -E "Model name|^CPU\(s\)"
 all="0-$(($(nproc) - 1))"
