@@ -1,0 +1,196 @@
+/**
+ * Native failures that print no Python exception: the runtime, driver and tool messages the tail pass
+ * (otherFailure.ts) reads as the failure a log ended with, each with the platform it implies.
+ */
+import type { Platform } from '../../protocol';
+import { formatBytes } from '../../format';
+
+/** A log line as a finding names it: trimmed, and cut to 140 characters. */
+export function quote(text: string): string {
+  const t = text.trim();
+  return t.length > 140 ? `${t.slice(0, 137)}...` : t;
+}
+
+/**
+ * Native failures that print no Python exception, each with the platform it implies (undefined: the
+ * lines around it decide):
+ * - a CUDA/HIP runtime status by name other than an allocation failure (compute-sanitizer's "Program hit
+ *   cudaErrorLaunchFailure (error 719) due to …", HIP's "Returned hipErrorNoBinaryForGpu", the driver
+ *   API's CUDA_ERROR_LAUNCH_TIMEOUT);
+ * - an application's own CUDA error check on a .cu file or naming CUDA ("ERROR: unknown error in
+ *   …/projector.cu at line 126 (error-code 30)", "[X CUDA ERROR] invalid argument(CUDA error no.=1)");
+ * - Ascend: torch_npu's "NPU function error: …, error code is 5070NN" and ACL/runtime codes 5070NN,
+ *   the device's "aivec error"/"aicore error" exception reports;
+ * - glibc's heap-corruption aborts (malloc.c malloc_printerr: "*** Error in `prog': free(): corrupted
+ *   unsorted chunks", "double free or corruption (out)", "malloc(): corrupted top size");
+ * - Windows crash statuses (0xC0000005 access violation, 0xC0000409 fail-fast, 0xC000001D illegal
+ *   instruction, 0xC00000FD stack overflow, 0xC0000374 heap corruption; not 0xC0000017, no memory);
+ * - Chromium's LOG(FATAL) ("[pid:tid:date:FATAL:gpu_init.cc(497)] …").
+ */
+const RUNTIME_STATUS = /\b(cuda|hip)Error(?!MemoryAllocation|OutOfMemory|NotReady|PeerAccess(?:AlreadyEnabled|NotEnabled)|HostMemoryAlreadyRegistered)([A-Z]\w+)|\bCUDA_ERROR_(?!OUT_OF_MEMORY)[A-Z_]{4,}/;
+const APP_CUDA_CHECK = /\b(?:CUDA (?:error|ERROR)|cuda error)\b|\berror\b.*\.cu\b|\.cu\b.*\berror\b/i;
+const NPU_CODE = /NPU function error:|error ?code(?: is|:|=)?\s*5070\d\d\b|\berror:5070\d\d\b|\bthere is an? (?:aivec|aicore|aic) error exception/;
+const GLIBC_HEAP = /\*\*\* Error in `[^']*': |\b(?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\): (?:invalid|corrupted)|double free or corruption|corrupted size vs\. prev_size|corrupted double-linked list/;
+/** glibc 2.37+'s internal assertion (__libc_assert_fail: "Fatal glibc error: malloc.c:2601 (sysmalloc): assertion failed: …"), then abort(). */
+const GLIBC_ASSERT = /\bFatal glibc error: \S+:\d+ \(\w+\): assertion failed: /;
+/**
+ * cuda-gdb stopping on a GPU exception (its docs' "CUDA Exception Codes": "CUDA Exception: Warp Illegal Address", then
+ * "Thread 1 "x" received signal CUDA_EXCEPTION_14, Warp Illegal Address." and "[Switching focus to CUDA kernel 0, grid 1,
+ * block (0,0,0), thread (0,0,0), device 0, sm 0, warp 0, lane 0]"): a kernel fault, not memory running out.
+ */
+export const CUDA_GDB_EXCEPTION = /\bCUDA Exception: [A-Z][\w ]+$|\breceived signal CUDA_EXCEPTION_\d+\b/;
+/**
+ * A CANN runtime error code as a caller logs it ("acl Error, code: 107002 at x.cpp:63", "ACL ERROR: api=aclrtMallocHost,
+ * code=107002, …"): rt_error_codes.h's 1xxxxx are usage errors (107002 ACL_ERROR_RT_CONTEXT_NULL), 5xxxxx internal ones;
+ * 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION) is the allocation failure tailAllocFailure reads.
+ */
+export const ACL_CODE = /\bacl(?:rt)?\s*error\b[,:]?[^\n]*?\bcode\s*[:=]\s*([1-5]\d{5})\b/i;
+const WINDOWS_CRASH = /\b(?:0x)?[cC]0000(?:005|409|01[dD]|0[fF][dD]|374|096|602)\b/;
+const CHROMIUM_FATAL = /:FATAL:[\w.]+\(\d+\)\]/;
+
+/**
+ * NCCL's error trace: NCCLCHECK and friends (src/include/checks.h) log "NCCL INFO <file>.cc:<line> -> <ncclResult_t>"
+ * at each level a failed call returns through, so a log whose tail is that chain ended in a failed NCCL call
+ * (socket/bootstrap errors, a topology XML it could not read: ncclSystemError 2, ncclInternalError 3, …).
+ * 7 (ncclInProgress) is not an error.
+ */
+const NCCL_TRACE = /\bNCCL INFO [\w/.-]+\.cc:\d+ -> ([1-6])\b/;
+/**
+ * GPU driver faults in the kernel log: amdgpu's VM fault report (gmc_v9_0.c/gmc_v10_0.c/gmc_v11_0.c:
+ * "amdgpu: [gfxhub] page fault (src_id:0 ring:40 vmid:8 pasid:N)", "(GC)VM_L2_PROTECTION_FAULT_STATUS:0x…")
+ * and a ring timeout ("ring gfx_0.0.0 timeout"), rocm; NVIDIA's driver error report ("NVRM: Xid (PCI:…): 79, …"), cuda.
+ */
+const AMDGPU_FAULT = /\bamdgpu\b.*(?:\[\w+hub\] (?:\w+ )?page fault|\bG?C?VM_L2_PROTECTION_FAULT_STATUS|\bring \S+ timeout)/;
+const NVIDIA_XID = /\bNVRM: Xid \(PCI:[\w:.]+\): \d+/;
+const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
+
+/**
+ * The CUDA runtime's and driver's error strings (cudaGetErrorString/cuGetErrorString, driver_types.h) for
+ * failures other than memory, printed by a program without the status name: "Failed to initialize miner on
+ * GPU0: … no kernel image is available for execution on the device", Kaldi's 'cudaError_t 4 : "unspecified
+ * launch failure" returned from …', hashcat's "cuLinkAddData(): the provided PTX was compiled with an
+ * unsupported toolchain." The call returned the error to its caller.
+ */
+const CUDA_ERROR_STRING = /no kernel image is available for execution on the device|unspecified launch failure|the provided PTX was compiled with an unsupported toolchain|all CUDA-capable devices are busy or unavailable|CUDA driver version is insufficient for CUDA runtime version|no CUDA-capable device is detected|an illegal instruction was encountered|the launch timed out and was terminated|too many resources requested for launch|device kernel image is invalid|forward compatibility was attempted on non supported HW/;
+/**
+ * NVIDIA's tools and driver saying the GPU or a GPU tool failed: nvidia-smi/NVML ("Unable to determine the
+ * device handle for GPU0000:62:00.0: Unknown Error", "Failed to initialize NVML: Driver/library version
+ * mismatch", "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"), NVRTC's
+ * compile log ("nvrtc: error: invalid value for --gpu-architecture (-arch)") and its nvrtcResult names
+ * (NVRTC_ERROR_COMPILATION), and the kernel driver's NVRM lines reporting a failed call or a failed
+ * assertion (GSP-RM's "NVRM: GPU0 _issueRpcAndWait: rpcSendMessage failed with status 0x0000000f",
+ * "NVRM: nvAssertFailedNoLog: Assertion failed: …", "RmInitAdapter failed").
+ */
+const NVIDIA_TOOL = /Unable to determine the device handle for GPU|Failed to initialize NVML: |NVIDIA-SMI has failed because|\bnvrtc: error: |\bNVRTC_ERROR_[A-Z_]+|\bNVRM: .*(?:\bfailed\b|Assertion failed|fallen off the bus)/;
+/** cuDNN's frontend API failing ("[cudnn_frontend] Error: No execution plans built successfully.") and a program's cuDNN check ("[CUDNN ERROR] at file cudnn_att.cpp:141"). */
+const CUDNN_CHECK = /\[cudnn_frontend\] Error: |\bCUDNN ERROR\b/;
+/**
+ * Ascend: CANN's error codes ("EZ9999: Inner Error!", "EE9999: …", "EI0004: …"; a letter pair and four
+ * digits, E = error) and torch_npu's own ("ERR01005 OPS internal error", "ERR00100 PTA call acl api
+ * failed": ERR, the submodule, the code). torch_npu raises them as a RuntimeError.
+ */
+export const CANN_CODE = /(?:^|[\s:\]])E[A-Z]\d{4}: \S|\bERR\d{5} [A-Z]{2,}\b/;
+/** LLVM's report_fatal_error (the MPS graph compiler, Triton, XLA's and Numba's code generators): "LLVM ERROR: …", then abort(). */
+const LLVM_FATAL = /\bLLVM ERROR: /;
+/** A Rust panic: "thread 'main' panicked at 'msg', src/main.rs:84:30" (before Rust 1.73) or "thread 'main' panicked at src/main.rs:84:30:" with the message on the next line. */
+const RUST_PANIC = /\bthread '([^']*)' panicked at /;
+/** The JVM launcher failing to start a program (java.c): "Error: Could not create the Java Virtual Machine.", "Error: A fatal exception has occurred. Program will exit." */
+const JVM_LAUNCH = /Could not create the Java Virtual Machine|A fatal exception has occurred\. Program will exit/;
+/** pip failing to install ("ERROR: No matching distribution found for torch", "error: subprocess-exited-with-error", "ERROR: Failed building wheel for flash-attn", "ResolutionImpossible"). */
+const PIP_FAILURE = /\bERROR: (?:No matching distribution found for|Could not find a version that satisfies the requirement|Failed building wheel for|Could not build wheels for|ResolutionImpossible|Cannot install .* because these package versions have conflicting dependencies)|\berror: subprocess-exited-with-error\b|\bFailed building wheel for\b/;
+/** PyTorch's warning that its build has no kernels for this GPU (torch/cuda/__init__.py _check_capability): every kernel launch fails with "no kernel image is available". */
+const ARCH_UNSUPPORTED = /with CUDA capability sm_\d+ is not compatible with the current PyTorch installation/;
+/**
+ * MLX's Metal allocator refusing one buffer over the device's largest (MTLDevice.maxBufferLength): "[metal::malloc]
+ * Attempting to allocate N bytes which is greater than the maximum allowed buffer size of M bytes." (older builds
+ * without the prefix). Like MPS's "Invalid buffer size", not an OOM: the pool is not full, the array is too large
+ * for any buffer.
+ */
+const MLX_BUFFER_LIMIT = /Attempting to allocate (\d+) bytes which is greater than the maximum allowed buffer size of (\d+) bytes/;
+/** HIP's hipGetErrorString for hipErrorNoDevice (100): "no ROCm-capable device is detected" (hipinfo's checkHipErrors, ZLUDA's "Hip error"). */
+const HIP_NO_DEVICE = /no ROCm-capable device is detected|\bhipErrorNoDevice\b/;
+/** systemd-coredump's journal line (coredump.c): "Process 4242 (python3) of user 1000 terminated abnormally with signal 11/SEGV, processing...", since v256 "PID 4242 (python3) crashed with signal 11/SEGV, processing coredump." (systemd#30229). SIGKILL dumps no core. */
+const COREDUMP = /\b(?:Process|PID) \d+ \(([^)]*)\) (?:of user \d+ terminated abnormally|crashed) with signal (\d+)\/([A-Z]+)/;
+/** The macOS (xnu) kernel's panic report: "panic(cpu 3 caller 0xfffffe…): "message" @File.cpp:550"; IOGPU/AGX name Apple's GPU driver. */
+const XNU_PANIC = /^\s*panic\(cpu \d+ caller 0x[0-9a-f]+\): /;
+/** A backtrace frame Open MPI's signal handler prints (opal_backtrace_print, after "*** Process received signal ***"): "[host:10610] [ 2] /lib/libpmix.so.2(fn+0x8f3)[0x78ed…]". */
+const OPAL_BACKTRACE = /^\s*\[[^\]\s]+:\d+\] \[ ?\d+\] \S+\([^)]*\+0x[0-9a-f]+\)\[0x[0-9a-f]+\]/;
+/** compute-sanitizer's (cuda-memcheck's) memcheck report: "========= Invalid __global__ write of size 4 bytes", "Misaligned Shared or Local Address". */
+const SANITIZER = /^=+ +(?:Invalid __(?:global|shared|local)__ (?:read|write|atomic)|Misaligned (?:Shared or Local )?Address|Out-of-range Shared or Local Address)/;
+/** The Linux driver core failing to bind a device (dd.c: "uvesafb: probe of uvesafb.0 failed with error -22", "probe with driver X failed with error -12"). */
+/**
+ * torchelastic's signal handler (torch/distributed/elastic/multiprocessing/api.py _terminate_process_handler:
+ * raise SignalException(f"Process {os.getpid()} got signal: {sigval}")), read anywhere on the line, so a
+ * prefix before the exception's module (a script's name, a logger's) does not hide it.
+ */
+/**
+ * SQLite's SQLITE_CANTOPEN (14): its message "unable to open database file" (sqlite3ErrStr), which drivers print
+ * with the code ("… (14)"); with no database handle yet, sqlite3_errmsg says "out of memory" beside code 14
+ * (SQLITE_NOMEM is 7), so the words are not a memory failure.
+ */
+const SQLITE_CANTOPEN = /\bunable to open database file\b/;
+const ELASTIC_SIGNAL = /\bSignalException: Process \d+ got signal: (?:Signals\.)?(\w+)/;
+const DRIVER_PROBE = /\bprobe (?:of \S+|with driver \S+) failed with error -\d+/;
+
+export function nativeFailure(text: string): { name: string; platform?: Platform; what: string; catchable?: boolean; device?: number } | undefined {
+  // Before the out-of-memory words are set aside: SQLite may print them beside code 14.
+  if (SQLITE_CANTOPEN.test(text)) return { name: `SQLite could not open the database file (SQLITE_CANTOPEN; ${quote(text)})`, what: 'the database path: its directory must exist and be writable (a missing or wrong path, permissions); the words "out of memory" SQLite may print with code 14 are not memory', catchable: true };
+  if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|warn/i.test(text)) return undefined;
+  const status = RUNTIME_STATUS.exec(text);
+  if (status) return { name: quote(text), platform: status[1] === 'hip' ? 'rocm' : 'cuda', what: 'the failed CUDA/HIP call (a launch failure or fault is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)' };
+  const cudaString = CUDA_ERROR_STRING.exec(text);
+  if (cudaString) {
+    // "… on GPU0: …" names the device the call failed on.
+    const device = /\bon GPU ?#?(\d+)\b/.exec(text);
+    return {
+      name: `a CUDA call failed: ${cudaString[0]} (${quote(text)})`,
+      platform: 'cuda',
+      what: /kernel image|PTX|toolchain|capability|compatibility/.test(cudaString[0]) ? 'the build: the program or its libraries have no kernels for this GPU\'s architecture, or need a newer driver' : 'the failed CUDA call (a launch failure is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)',
+      // The call returned the error to its caller, unless the line is a glog FATAL or CHECK that aborts on it.
+      catchable: !/^\s*F\d{4} |\bFATAL\b|Check failed/.test(text),
+      ...(device && { device: Number(device[1]) }),
+    };
+  }
+  if (NVIDIA_TOOL.test(text)) {
+    const nvrtc = /\bnvrtc\b|NVRTC_/i.test(text);
+    return { name: quote(text), platform: 'cuda', what: nvrtc ? 'the NVRTC compile error (an architecture or option the installed CUDA toolkit does not support)' : 'the NVIDIA driver (nvidia-smi, dmesg): the GPU or the driver failed, not the program', catchable: nvrtc };
+  }
+  if (CUDNN_CHECK.test(text)) return { name: quote(text), platform: 'cuda', what: 'the cuDNN call that failed (no engine or plan for these shapes and types is a support problem, not memory)' };
+  if (ARCH_UNSUPPORTED.test(text)) return { name: quote(text), platform: 'cuda', what: 'the PyTorch build: install one built for this GPU\'s compute capability (kernels will fail with "no kernel image is available")', catchable: true };
+  if (NPU_CODE.test(text) && /error/i.test(text)) return { name: quote(text), platform: 'npu', what: 'the Ascend error code and the plog (ascend log) of the device' };
+  if (AMDGPU_FAULT.test(text)) return { name: `the amdgpu driver reported a GPU fault (${quote(text.replace(/^.*?\bamdgpu \S+ /, ''))})`, platform: 'rocm', what: 'the faulting kernel (a page fault is an out-of-bounds or freed-memory access on the GPU; run with AMD_SERIALIZE_KERNEL=3 and HIP_LAUNCH_BLOCKING=1)' };
+  if (NVIDIA_XID.test(text)) return { name: `the NVIDIA driver reported an Xid error (${quote(text)})`, platform: 'cuda', what: 'the Xid code (NVIDIA\'s Xid table: 13/31/43 are application faults, 48/63/64/79/94/95 hardware or driver)' };
+  const nccl = NCCL_TRACE.exec(text);
+  if (nccl) return { name: `an NCCL call failed with ${NCCL_RESULTS[Number(nccl[1])]} (${quote(text)})`, what: 'the first NCCL WARN line above the "-> N" trace (a socket, bootstrap or topology error names its cause; rerun with NCCL_DEBUG=INFO on every rank)' };
+  if (GLIBC_ASSERT.test(text)) return { name: `glibc aborted on an internal assertion: ${quote(text)}`, what: 'the assertion glibc names (in malloc it means the heap was corrupted earlier: run under valgrind or AddressSanitizer)' };
+  if (CUDA_GDB_EXCEPTION.test(text)) return { name: `cuda-gdb stopped on a GPU exception (${quote(text)})`, platform: 'cuda', what: 'the kernel and thread cuda-gdb switched focus to (an illegal address is an out-of-bounds or freed-memory access on the GPU, not memory running out)' };
+  const acl = ACL_CODE.exec(text);
+  if (acl && acl[1] !== '207001') return { name: `a CANN runtime call failed with code ${acl[1]} (${quote(text)})`, platform: 'npu', what: 'the ACL error code in the CANN error-code table (1xxxxx: a usage error such as no current context; 5xxxxx: internal) and the plog of the device', catchable: true };
+  if (GLIBC_HEAP.test(text)) return { name: `glibc detected heap corruption: ${quote(text)}`, what: 'the heap corruption (run under valgrind or AddressSanitizer to find the bad write or free)' };
+  if (WINDOWS_CRASH.test(text) && /code|status|exception|error|fault/i.test(text)) return { name: `a native crash (${quote(text)})`, what: 'the native crash (0xC0000005 is an access violation; the faulting module is named in the report)' };
+  // Metal's command buffer failing for something other than memory (IOAF code 8 and "Insufficient Memory" are the OOM ones).
+  if (/command buffer exited with error status|\(IOAF code \d+\)/.test(text) && !/IOAF code 8\b|Insufficient Memory|OutOfMemory/.test(text)) return { name: quote(text), platform: 'mps', what: 'the Metal command buffer error (the IOAF code says why the GPU rejected it)' };
+  if (CHROMIUM_FATAL.test(text)) return { name: quote(text.replace(/^.*?:FATAL:/, 'FATAL:')), what: 'the fatal check and the component that made it' };
+  if (CANN_CODE.test(text) && /error|fail/i.test(text)) return { name: quote(text), platform: 'npu', what: 'the CANN/torch_npu error code and the plog (ascend log) of the device', catchable: true };
+  if (LLVM_FATAL.test(text)) return { name: quote(text), what: 'the code generator\'s fatal error (LLVM aborted the process: an unsupported op, shape or type for this backend)' };
+  const panic = RUST_PANIC.exec(text);
+  if (panic) return { name: `a Rust panic in thread '${panic[1]}': ${quote(text.slice(panic.index + panic[0].length))}`, what: 'the panic message and the source location it names (rerun with RUST_BACKTRACE=1)' };
+  if (JVM_LAUNCH.test(text)) return { name: `the Java VM did not start (${quote(text)})`, platform: 'cpu', what: 'the JVM\'s options: the line above this one names the option or setting it rejected' };
+  if (PIP_FAILURE.test(text)) return { name: `pip could not install a package (${quote(text)})`, what: 'the package index and the versions it offers for this Python and platform (an install failure, not a run)' };
+  const mlx = MLX_BUFFER_LIMIT.exec(text);
+  if (mlx) return { name: `one MLX array of ${formatBytes(Number(mlx[1]))} is over Metal's largest buffer (${formatBytes(Number(mlx[2]))})`, platform: 'mps', what: 'the op that builds one array this large: split it (smaller batch, chunked attention or sequence); free memory does not help', catchable: true };
+  if (HIP_NO_DEVICE.test(text)) return { name: `a HIP call failed: no ROCm-capable device is detected (${quote(text)})`, platform: 'rocm', what: 'the ROCm install: the runtime sees no supported AMD GPU (driver, /dev/kfd permissions, HIP_VISIBLE_DEVICES, an unsupported gfx target)', catchable: true };
+  const core = COREDUMP.exec(text);
+  if (core && core[3] !== 'KILL') return { name: `${core[1]} crashed with signal ${core[2]}/${core[3]} (systemd-coredump)`, what: 'the core dump (coredumpctl info / coredumpctl gdb) of the crashed process' };
+  if (XNU_PANIC.test(text)) return { name: `the macOS kernel panicked (${quote(text)})`, ...(/\bIOGPU|\bAGX/.test(text) && { platform: 'mps' as const }), what: 'the panic report: the kernel extension it names (IOGPU/AGX is the GPU driver), not the program' };
+  if (OPAL_BACKTRACE.test(text)) return { name: 'a native crash: the process\'s signal handler printed its backtrace (Open MPI)', what: 'the innermost frames of the backtrace and the signal line above them (run under gdb to see where)' };
+  if (SANITIZER.test(text)) return { name: `compute-sanitizer found a memory access error in a kernel (${quote(text.replace(/^=+\s*/, ''))})`, platform: 'cuda', what: 'the kernel and source line the sanitizer report names (an out-of-bounds or misaligned access, not memory running out)' };
+  const elastic = ELASTIC_SIGNAL.exec(text);
+  if (elastic) return { name: `torchelastic's agent was stopped by signal ${elastic[1]} (SignalException)`, what: 'who sent the signal: 1 is SIGHUP (the terminal or nohup session closed), 15 SIGTERM (the scheduler or a user); not memory' };
+  if (DRIVER_PROBE.test(text)) return { name: `a kernel driver failed to bind its device (${quote(text)})`, what: 'the driver named in the kernel log and the errno it returned' };
+  // A failure, not a setting that mentions errors ("CUDA error checking enabled"): "ERROR:", "error-code N", "CUDA ERROR]", "failed".
+  // The CUDA_CHECK macro of the CUDA samples and early llama.cpp prints "CUDA error %d at %s:%d: %s" (the code, the file and line, cudaGetErrorString).
+  const failed = /\berror\s*[:\]]|error[- ]?(?:code|no)\b|\bfailed\b|\berror \d+ at \S+:\d+: /i.test(text) || /\bERROR\b/.test(text);
+  if (failed && APP_CUDA_CHECK.test(text) && /\berror\b/i.test(text) && /\b(?:CUDA|cuda|Cuda)\b|\.cu\b/.test(text)) return { name: quote(text), platform: 'cuda', what: 'the CUDA call the check names (a non-memory CUDA error)' };
+  return undefined;
+}

@@ -1,0 +1,279 @@
+/**
+ * Allocation failures whose lines carry no word the hot scan anchors on, read by the tail pass:
+ * - GLib's g_malloc/g_realloc failing (glib/gmem.c: g_error ("%s: failed to allocate %"G_GSIZE_FORMAT" bytes",
+ *   G_STRLOC, n_bytes), "gmem.c:103: failed to allocate 4915200 bytes"): g_error aborts the process, so
+ *   a runtime-abort in host memory, with the request;
+ * - OpenCL's out-of-memory statuses: CL_MEM_OBJECT_ALLOCATION_FAILURE (-4, the device could not back a
+ *   buffer; the platform the lines around it name) and CL_OUT_OF_HOST_MEMORY (-6, the host), returned to
+ *   the caller: catchable-oom;
+ * - Vulkan's out-of-memory results (the Vulkan spec's VkResult: VK_ERROR_OUT_OF_DEVICE_MEMORY -2, "A device
+ *   memory allocation has failed", and VK_ERROR_OUT_OF_HOST_MEMORY -1), also as Vulkan-Hpp's exception text
+ *   ("vk::CommandBuffer::end: ErrorOutOfDeviceMemory", the call and vk::to_string of the result): returned
+ *   to the caller or thrown as vk::OutOfDeviceMemoryError, catchable-oom (the device's platform from the
+ *   lines around it; Vulkan itself names no vendor);
+ * - Tenstorrent tt-metal's bank allocator ("Out of Memory: Not enough space to allocate N B DRAM buffer across
+ *   12 banks, where each bank needs to store M B", bank_manager.cpp's TT_THROW/TT_FATAL, raised to Python as a
+ *   RuntimeError): catchable-oom with the exact request (the platform the lines around it name; none of
+ *   Headroom's platforms is Tenstorrent's).
+ */
+import { formatBytes } from '../../format';
+import { hostMemory, shrinkPeak } from '../fixes';
+import { ACL_CODE } from './nativeFailure';
+import { platformNear } from './otherOom';
+import type { Signature } from './types';
+
+const GLIB_ALLOC = /\bgmem\.c:\d+: failed to allocate (\d+) bytes/;
+const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
+const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer across (\d+) banks/;
+/** MLX's Metal backend throwing a failed command buffer (mlx/backend/metal: "[METAL] Command buffer execution failed: Insufficient Memory"), the kIOGPUCommandBufferCallbackErrorOutOfMemory of mps.ts without its code. */
+const MLX_COMMAND_BUFFER_OOM = /\[METAL\] Command buffer execution failed: Insufficient Memory/;
+/**
+ * Redis's OOM handler for zmalloc (server.c redisOutOfMemoryHandler: serverLog "Out Of Memory allocating N
+ * bytes!", then serverPanic "Redis aborting for OUT OF MEMORY. Allocating N bytes!", older builds without the
+ * size; the bug report's "Guru Meditation: … #server.c:L"), and zmalloc's own default handler's line.
+ */
+const REDIS_OOM = /\bRedis aborting for OUT OF MEMORY\b/;
+const REDIS_OOM_SIZE = /\b(?:Allocating|Out Of Memory allocating|zmalloc: Out of memory trying to allocate) (\d+) bytes/i;
+/** mimalloc's error when an allocation returns NULL (page.c / alloc.c: _mi_error_message(ENOMEM, "unable to allocate memory (%zu bytes)")). */
+const MIMALLOC_OOM = /\bmimalloc: error: unable to allocate memory \((\d+) bytes\)/;
+/**
+ * WebAssembly running out of its linear memory: Emscripten's runtime when memory cannot grow
+ * (abortOnCannotGrowMemory: "Cannot enlarge memory arrays to size N bytes (OOM)", newer builds abort('OOM'),
+ * "Aborted(OOM)"), V8 refusing a Memory ("WebAssembly.Memory(): could not allocate memory", wasm-js.cc), and
+ * a wasm trap (JS's WebAssembly.RuntimeError, "RuntimeError: unreachable" when Rust's alloc error handler
+ * aborts) that the line reports as out of memory, with wasm frames under it. The host page catches it: catchable.
+ */
+const WASM_OOM = /\bAborted\(OOM\)|\bCannot enlarge memory arrays to size (\d+) bytes|\bWebAssembly\.Memory(?:\.grow)?\(\): could not allocate memory/;
+const WASM_TRAP_OOM = /\bout[- ]of[- ]memory\b.*\bRuntimeError: |\bRuntimeError: .*\bout[- ]of[- ]memory\b/i;
+/**
+ * (Also vulkano's Rust error value, "OomError(OutOfDeviceMemory)", "VulkanError(OutOfHostMemory)", as a panic on unwrap()
+ * prints it.) ggml's Vulkan backend logs the request on the line before ("ggml_vulkan: Device memory allocation of size N
+ * failed.", ggml-vulkan.cpp).
+ */
+const VULKAN_OOM = /\bVK_ERROR_OUT_OF_(DEVICE|HOST)_MEMORY\b|\bErrorOutOf(Device|Host)Memory\b|\b(?:OomError|VulkanError)\(OutOf(Device|Host)Memory\)/;
+const GGML_VULKAN_REQUEST = /\bggml_vulkan: Device memory allocation of size (\d+) failed\b/;
+/**
+ * The sanitizers' allocator failing (compiler-rt sanitizer_common): ReportMmapFailureAndDie's "ERROR: AddressSanitizer
+ * failed to allocate 0x… (N) bytes of LargeMmapAllocator (error code: 12)" (older builds "(errno: 12)"), and the
+ * allocator's report "requested allocation size 0x… (…) exceeds maximum supported size of 0x…" (allocation-size-too-big;
+ * its "allocator is out of memory" report carries words the streaming scan's other-OOM fallback reads first). With the default
+ * allocator_may_return_null=0 the runtime dies after the report: a runtime-abort in host memory, with the request.
+ */
+const SANITIZER_ALLOC = /\b(?:Address|Memory|Thread|HWAddress|Leak)Sanitizer(?: failed to allocate (0x[0-9a-fA-F]+)(?: \(\d+\))? bytes|: requested allocation size (0x[0-9a-fA-F]+))/;
+/**
+ * macOS's libmalloc when the VM refuses a region ("malloc: *** mmap(size=N) failed (error code=12)", then "*** error:
+ * can't allocate region" and "*** set a breakpoint in malloc_error_break to debug"): malloc returns NULL to the
+ * caller, a catchable OOM in host memory with the request. A markdown paste may escape the asterisks ("**\\*").
+ */
+const MACOS_MMAP_FAILED = /\bmalloc: [*\\ ]*mmap\(size=(0x[0-9a-fA-F]+|\d+)\) failed \(error code=12\)/;
+
+export const tailAllocFailure: Signature = {
+  id: 'other-alloc-failure',
+  platform: 'cpu',
+  needles: ['Command buffer execution failed', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'mmap(size=', '207001'],
+  match(line) {
+    const acl = ACL_CODE.exec(line.content);
+    if (acl?.[1] === '207001') {
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: 'npu',
+        catchable: true,
+        summary: 'Out of memory on the NPU: a CANN runtime allocation failed (ACL_ERROR_RT_MEMORY_ALLOCATION, 207001)',
+        explanation: 'The CANN runtime returned 207001, ACL_ERROR_RT_MEMORY_ALLOCATION (rt_error_codes.h), to the caller: the device memory it asked for was not available. The code is returned, so the caller could have handled it.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: {},
+        fixes: [shrinkPeak('what the program keeps on the NPU (batch, cache size, gpu_memory_utilization)')],
+        facts: { tier: 2 },
+      };
+    }
+    const sanitizer = SANITIZER_ALLOC.exec(line.content);
+    if (sanitizer) {
+      // A size-too-big request is often a negative size read as unsigned, beyond what a number holds exactly.
+      const requested = Number(sanitizer[1] ?? sanitizer[2]);
+      const exact = Number.isSafeInteger(requested);
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'runtime-abort',
+        platform: 'cpu',
+        catchable: false,
+        summary: `Process aborted: the sanitizer's allocator could not allocate ${exact ? formatBytes(requested) : sanitizer[0].split(' ').pop()} of host memory`,
+        explanation: 'A sanitizer (AddressSanitizer and its kin) replaces malloc with its own allocator; when a request is larger than it supports or the mmap behind it fails, it prints this report and, with the default allocator_may_return_null=0, ends the process instead of returning NULL. Sanitized builds also use more memory than plain ones (shadow memory, redzones, quarantine).',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: exact ? { requestedBytes: requested } : {},
+        fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    const mmap = MACOS_MMAP_FAILED.exec(line.content);
+    if (mmap) {
+      const requested = Number(mmap[1]);
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: 'cpu',
+        catchable: true,
+        summary: `Host out of memory: macOS's malloc could not map ${formatBytes(requested)} (mmap failed with ENOMEM)`,
+        explanation: 'macOS\'s malloc asked the kernel for a new region and mmap failed with error code 12 (ENOMEM): the process\'s address space or the system\'s memory had no room. malloc returned NULL to the caller, which could have handled it.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: { requestedBytes: requested },
+        fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    const glib = GLIB_ALLOC.exec(line.content);
+    if (glib) {
+      const requested = Number(glib[1]);
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'runtime-abort',
+        platform: 'cpu',
+        catchable: false,
+        summary: `Process aborted: GLib could not allocate ${formatBytes(requested)} of host memory (g_malloc)`,
+        explanation: 'GLib\'s g_malloc does not return NULL: when malloc fails it reports the request with g_error, which aborts the process. The host (or the process\'s address space or cgroup) had no room for it.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: { requestedBytes: requested },
+        fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    const wasm = WASM_OOM.exec(line.content);
+    let trap = false;
+    if (!wasm && WASM_TRAP_OOM.test(line.content)) for (let k = 1; k <= 2 && !trap; k++) trap = /\bwasm:\/\/wasm\/|\bwasm-function\[\d+\]/.test(line.next(k) ?? '');
+    if (wasm || trap) {
+      const requested = wasm?.[1] !== undefined ? Number(wasm[1]) : undefined;
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: 'cpu',
+        catchable: true,
+        summary: `Out of memory in WebAssembly: its linear memory could not grow${requested !== undefined ? ` to ${formatBytes(requested)}` : ''}`,
+        explanation: 'A WebAssembly module\'s heap is one linear memory that grows in pages up to its maximum (and the browser\'s or the host\'s limit); when it cannot grow, the allocator fails and the module traps or aborts, which reaches JavaScript as an exception the page can catch.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: requested !== undefined ? { requestedBytes: requested } : {},
+        fixes: [shrinkPeak('the data the module holds at once (smaller inputs, streaming), or a larger maximum memory')],
+        facts: { tier: 2 },
+      };
+    }
+    if (REDIS_OOM.test(line.content)) {
+      // The size is on the panic's line in newer builds, else on the handler's log line above (the bug
+      // report's header, three lines, may stand between the two).
+      let size = REDIS_OOM_SIZE.exec(line.content);
+      for (let k = 1; k <= 6 && !size; k++) size = REDIS_OOM_SIZE.exec(line.previous(k) ?? '');
+      const requested = size ? Number(size[1]) : undefined;
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'runtime-abort',
+        platform: 'cpu',
+        catchable: false,
+        summary: `Process aborted: Redis could not allocate${requested !== undefined ? ` ${formatBytes(requested)} of` : ''} host memory (zmalloc)`,
+        explanation: 'Redis\'s zmalloc does not return NULL: when malloc fails, its OOM handler logs the request and panics ("Redis aborting for OUT OF MEMORY"), which aborts the server. The host (or its cgroup, or a 32-bit build\'s address space) had no room for it; maxmemory bounds the dataset, not this.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: requested !== undefined ? { requestedBytes: requested } : {},
+        fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    const mi = MIMALLOC_OOM.exec(line.content);
+    if (mi) {
+      const requested = Number(mi[1]);
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: 'cpu',
+        catchable: true,
+        summary: `Out of host memory: mimalloc could not allocate ${formatBytes(requested)}`,
+        explanation: 'mimalloc reports an allocation the OS would not back (ENOMEM) and returns NULL to the caller, which can handle it; the process (or its address space, commit limit or cgroup) had no room left.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: { requestedBytes: requested },
+        fixes: [hostMemory],
+        facts: { tier: 2 },
+      };
+    }
+    if (MLX_COMMAND_BUFFER_OOM.test(line.content)) {
+      let aborted = false;
+      for (let k = 0; k <= 3 && !aborted; k++) aborted = /terminating due to uncaught exception|terminate called after throwing/.test(k === 0 ? line.content : (line.previous(k) ?? ''));
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: aborted ? 'runtime-abort' : 'catchable-oom',
+        platform: 'mps',
+        catchable: !aborted,
+        summary: `${aborted ? 'Process aborted: ' : ''}Metal command buffer failed: the GPU ran out of memory (MLX, Insufficient Memory)`,
+        explanation:
+          'Metal could not make the resources of a command buffer resident (MTLCommandBufferErrorOutOfMemory): the buffers the GPU work needs exceed the unified memory macOS lets the GPU use. ' +
+          (aborted ? 'MLX threw it where nothing caught it, so the process aborted.' : 'MLX threw it as an exception the program could have caught.'),
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: {},
+        fixes: [shrinkPeak('the arrays the model keeps on the GPU (batch, context length, quantization)')],
+        facts: { tier: 2 },
+      };
+    }
+    const tt = TT_METAL_OOM.exec(line.content);
+    if (tt) {
+      const requested = Number(tt[1]);
+      const platform = platformNear(line);
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform,
+        catchable: true,
+        summary: `Out of memory: tt-metal could not allocate a ${formatBytes(requested)} ${tt[2]} buffer across ${tt[3]} banks`,
+        explanation: 'Tenstorrent\'s tt-metal allocator found no free range in the device\'s banks for the buffer and threw an exception (a RuntimeError in Python) the program could have caught.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: { requestedBytes: requested },
+        fixes: [shrinkPeak('the tensors placed in device DRAM/L1 (batch, sequence length, sharding)')],
+        facts: { tier: 2 },
+      };
+    }
+    const vk = VULKAN_OOM.exec(line.content);
+    if (vk && !/warn/i.test(line.content)) {
+      const host = (vk[1] ?? vk[2] ?? vk[3])!.toUpperCase() === 'HOST';
+      const platform = host ? 'cpu' : platformNear(line);
+      let request = GGML_VULKAN_REQUEST.exec(line.content);
+      for (let k = 1; k <= 2 && !request; k++) request = GGML_VULKAN_REQUEST.exec(line.previous(k) ?? '');
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform,
+        catchable: true,
+        summary: host ? 'Host out of memory: Vulkan returned VK_ERROR_OUT_OF_HOST_MEMORY' : `Out of memory: a Vulkan device memory allocation failed (VK_ERROR_OUT_OF_DEVICE_MEMORY)${platform === 'cpu' ? '' : ` on ${platform}`}`,
+        explanation: host
+          ? 'The Vulkan driver could not allocate the host memory it needed and returned VK_ERROR_OUT_OF_HOST_MEMORY to the program.'
+          : 'The Vulkan driver could not allocate device memory and returned VK_ERROR_OUT_OF_DEVICE_MEMORY (Vulkan-Hpp throws it as vk::OutOfDeviceMemoryError) to the program, which could have handled it.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: request ? { requestedBytes: Number(request[1]) } : {},
+        fixes: host ? [hostMemory] : [shrinkPeak('the buffers and images the program allocates (resolution, batch)')],
+        facts: { tier: 2 },
+      };
+    }
+    const cl = OPENCL_OOM.exec(line.content);
+    if (!cl || /warn/i.test(line.content)) return undefined;
+    const host = cl[1] === 'OUT_OF_HOST_MEMORY';
+    const platform = host ? 'cpu' : platformNear(line);
+    return {
+      signature: 'other-out-of-memory',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform,
+      catchable: true,
+      summary: host ? 'Host out of memory: OpenCL returned CL_OUT_OF_HOST_MEMORY' : `Out of memory: OpenCL could not allocate a buffer on the device (CL_MEM_OBJECT_ALLOCATION_FAILURE)${platform === 'cpu' ? '' : ` on ${platform}`}`,
+      explanation: host
+        ? 'The OpenCL runtime could not allocate the host memory it needed and returned CL_OUT_OF_HOST_MEMORY to the program.'
+        : 'The OpenCL runtime could not back a memory object with device memory and returned CL_MEM_OBJECT_ALLOCATION_FAILURE to the program, which could have handled it.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: host ? [hostMemory] : [shrinkPeak('the buffers the kernels allocate (work size, batch)')],
+      facts: { tier: 2 },
+    };
+  },
+};
