@@ -20,7 +20,8 @@ import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
 import { ACL_CODE } from './nativeFailure';
 import { platformNear } from './otherOom';
-import type { Signature } from './types';
+import type { Fix, Platform } from '../../protocol';
+import type { Finding, LineView, Signature } from './types';
 
 const GLIB_ALLOC = /\bgmem\.c:\d+: failed to allocate (\d+) bytes/;
 const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
@@ -67,6 +68,29 @@ const SANITIZER_ALLOC = /\b(?:Address|Memory|Thread|HWAddress|Leak)Sanitizer(?: 
  */
 const MACOS_MMAP_FAILED = /\bmalloc: [*\\ ]*mmap\(size=(0x[0-9a-fA-F]+|\d+)\) failed \(error code=12\)/;
 
+/**
+ * The finding of an allocation that failed: returned to the caller (catchable-oom) or ending the process
+ * (runtime-abort), on the line's rank; the tail pass's failures are tier 2 (the error itself).
+ */
+function allocFailure(
+  line: LineView,
+  f: { kind: 'catchable-oom' | 'runtime-abort'; platform: Platform; summary: string; explanation: string; numbers: Finding['numbers']; fixes: Fix[] },
+): Finding {
+  return {
+    signature: 'other-out-of-memory',
+    role: 'failure',
+    kind: f.kind,
+    platform: f.platform,
+    catchable: f.kind === 'catchable-oom',
+    summary: f.summary,
+    explanation: f.explanation,
+    ...(line.rank !== undefined && { rank: line.rank }),
+    numbers: f.numbers,
+    fixes: f.fixes,
+    facts: { tier: 2 },
+  };
+}
+
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
@@ -74,91 +98,66 @@ export const tailAllocFailure: Signature = {
   match(line) {
     const acl = ACL_CODE.exec(line.content);
     if (acl?.[1] === '207001') {
-      return {
-        signature: 'other-out-of-memory',
-        role: 'failure',
+      return allocFailure(line, {
         kind: 'catchable-oom',
         platform: 'npu',
-        catchable: true,
         summary: 'Out of memory on the NPU: a CANN runtime allocation failed (ACL_ERROR_RT_MEMORY_ALLOCATION, 207001)',
         explanation: 'The CANN runtime returned 207001, ACL_ERROR_RT_MEMORY_ALLOCATION (rt_error_codes.h), to the caller: the device memory it asked for was not available. The code is returned, so the caller could have handled it.',
-        ...(line.rank !== undefined && { rank: line.rank }),
         numbers: {},
         fixes: [shrinkPeak('what the program keeps on the NPU (batch, cache size, gpu_memory_utilization)')],
-        facts: { tier: 2 },
-      };
+      });
     }
     const sanitizer = SANITIZER_ALLOC.exec(line.content);
     if (sanitizer) {
       // A size-too-big request is often a negative size read as unsigned, beyond what a number holds exactly.
       const requested = Number(sanitizer[1] ?? sanitizer[2]);
       const exact = Number.isSafeInteger(requested);
-      return {
-        signature: 'other-out-of-memory',
-        role: 'failure',
+      return allocFailure(line, {
         kind: 'runtime-abort',
         platform: 'cpu',
-        catchable: false,
         summary: `Process aborted: the sanitizer's allocator could not allocate ${exact ? formatBytes(requested) : sanitizer[0].split(' ').pop()} of host memory`,
         explanation: 'A sanitizer (AddressSanitizer and its kin) replaces malloc with its own allocator; when a request is larger than it supports or the mmap behind it fails, it prints this report and, with the default allocator_may_return_null=0, ends the process instead of returning NULL. Sanitized builds also use more memory than plain ones (shadow memory, redzones, quarantine).',
-        ...(line.rank !== undefined && { rank: line.rank }),
         numbers: exact ? { requestedBytes: requested } : {},
         fixes: [hostMemory],
-        facts: { tier: 2 },
-      };
+      });
     }
     const mmap = MACOS_MMAP_FAILED.exec(line.content);
     if (mmap) {
       const requested = Number(mmap[1]);
-      return {
-        signature: 'other-out-of-memory',
-        role: 'failure',
+      return allocFailure(line, {
         kind: 'catchable-oom',
         platform: 'cpu',
-        catchable: true,
         summary: `Host out of memory: macOS's malloc could not map ${formatBytes(requested)} (mmap failed with ENOMEM)`,
         explanation: 'macOS\'s malloc asked the kernel for a new region and mmap failed with error code 12 (ENOMEM): the process\'s address space or the system\'s memory had no room. malloc returned NULL to the caller, which could have handled it.',
-        ...(line.rank !== undefined && { rank: line.rank }),
         numbers: { requestedBytes: requested },
         fixes: [hostMemory],
-        facts: { tier: 2 },
-      };
+      });
     }
     const glib = GLIB_ALLOC.exec(line.content);
     if (glib) {
       const requested = Number(glib[1]);
-      return {
-        signature: 'other-out-of-memory',
-        role: 'failure',
+      return allocFailure(line, {
         kind: 'runtime-abort',
         platform: 'cpu',
-        catchable: false,
         summary: `Process aborted: GLib could not allocate ${formatBytes(requested)} of host memory (g_malloc)`,
         explanation: 'GLib\'s g_malloc does not return NULL: when malloc fails it reports the request with g_error, which aborts the process. The host (or the process\'s address space or cgroup) had no room for it.',
-        ...(line.rank !== undefined && { rank: line.rank }),
         numbers: { requestedBytes: requested },
         fixes: [hostMemory],
-        facts: { tier: 2 },
-      };
+      });
     }
     const wasm = WASM_OOM.exec(line.content);
     let trap = false;
     if (!wasm && WASM_TRAP_OOM.test(line.content)) for (let k = 1; k <= 2 && !trap; k++) trap = /\bwasm:\/\/wasm\/|\bwasm-function\[\d+\]/.test(line.next(k) ?? '');
     if (wasm || trap) {
       const requested = wasm?.[1] !== undefined ? Number(wasm[1]) : undefined;
-      return {
-        signature: 'other-out-of-memory',
-        role: 'failure',
+      return allocFailure(line, {
         kind: 'catchable-oom',
         platform: 'cpu',
-        catchable: true,
         summary: `Out of memory in WebAssembly: its linear memory could not grow${requested !== undefined ? ` to ${formatBytes(requested)}` : ''}`,
         explanation: 'A WebAssembly module\'s heap is one linear memory that grows in pages up to its maximum (and the browser\'s or the host\'s limit); when it cannot grow, the allocator fails and the module traps or aborts, which reaches JavaScript as an exception the page can catch.',
-        ...(line.rank !== undefined && { rank: line.rank }),
         numbers: requested !== undefined ? { requestedBytes: requested } : {},
         fixes: [shrinkPeak('the data the module holds at once (smaller inputs, streaming), or a larger maximum memory')],
-        facts: { tier: 2 },
-      };
+      });
     }
     if (REDIS_OOM.test(line.content)) {
       // The size is on the panic's line in newer builds, else on the handler's log line above (the bug
@@ -166,73 +165,53 @@ export const tailAllocFailure: Signature = {
       let size = REDIS_OOM_SIZE.exec(line.content);
       for (let k = 1; k <= 6 && !size; k++) size = REDIS_OOM_SIZE.exec(line.previous(k) ?? '');
       const requested = size ? Number(size[1]) : undefined;
-      return {
-        signature: 'other-out-of-memory',
-        role: 'failure',
+      return allocFailure(line, {
         kind: 'runtime-abort',
         platform: 'cpu',
-        catchable: false,
         summary: `Process aborted: Redis could not allocate${requested !== undefined ? ` ${formatBytes(requested)} of` : ''} host memory (zmalloc)`,
         explanation: 'Redis\'s zmalloc does not return NULL: when malloc fails, its OOM handler logs the request and panics ("Redis aborting for OUT OF MEMORY"), which aborts the server. The host (or its cgroup, or a 32-bit build\'s address space) had no room for it; maxmemory bounds the dataset, not this.',
-        ...(line.rank !== undefined && { rank: line.rank }),
         numbers: requested !== undefined ? { requestedBytes: requested } : {},
         fixes: [hostMemory],
-        facts: { tier: 2 },
-      };
+      });
     }
     const mi = MIMALLOC_OOM.exec(line.content);
     if (mi) {
       const requested = Number(mi[1]);
-      return {
-        signature: 'other-out-of-memory',
-        role: 'failure',
+      return allocFailure(line, {
         kind: 'catchable-oom',
         platform: 'cpu',
-        catchable: true,
         summary: `Out of host memory: mimalloc could not allocate ${formatBytes(requested)}`,
         explanation: 'mimalloc reports an allocation the OS would not back (ENOMEM) and returns NULL to the caller, which can handle it; the process (or its address space, commit limit or cgroup) had no room left.',
-        ...(line.rank !== undefined && { rank: line.rank }),
         numbers: { requestedBytes: requested },
         fixes: [hostMemory],
-        facts: { tier: 2 },
-      };
+      });
     }
     if (MLX_COMMAND_BUFFER_OOM.test(line.content)) {
       let aborted = false;
       for (let k = 0; k <= 3 && !aborted; k++) aborted = /terminating due to uncaught exception|terminate called after throwing/.test(k === 0 ? line.content : (line.previous(k) ?? ''));
-      return {
-        signature: 'other-out-of-memory',
-        role: 'failure',
+      return allocFailure(line, {
         kind: aborted ? 'runtime-abort' : 'catchable-oom',
         platform: 'mps',
-        catchable: !aborted,
         summary: `${aborted ? 'Process aborted: ' : ''}Metal command buffer failed: the GPU ran out of memory (MLX, Insufficient Memory)`,
         explanation:
           'Metal could not make the resources of a command buffer resident (MTLCommandBufferErrorOutOfMemory): the buffers the GPU work needs exceed the unified memory macOS lets the GPU use. ' +
           (aborted ? 'MLX threw it where nothing caught it, so the process aborted.' : 'MLX threw it as an exception the program could have caught.'),
-        ...(line.rank !== undefined && { rank: line.rank }),
         numbers: {},
         fixes: [shrinkPeak('the arrays the model keeps on the GPU (batch, context length, quantization)')],
-        facts: { tier: 2 },
-      };
+      });
     }
     const tt = TT_METAL_OOM.exec(line.content);
     if (tt) {
       const requested = Number(tt[1]);
       const platform = platformNear(line);
-      return {
-        signature: 'other-out-of-memory',
-        role: 'failure',
+      return allocFailure(line, {
         kind: 'catchable-oom',
-        platform,
-        catchable: true,
+        platform: platform,
         summary: `Out of memory: tt-metal could not allocate a ${formatBytes(requested)} ${tt[2]} buffer across ${tt[3]} banks`,
         explanation: 'Tenstorrent\'s tt-metal allocator found no free range in the device\'s banks for the buffer and threw an exception (a RuntimeError in Python) the program could have caught.',
-        ...(line.rank !== undefined && { rank: line.rank }),
         numbers: { requestedBytes: requested },
         fixes: [shrinkPeak('the tensors placed in device DRAM/L1 (batch, sequence length, sharding)')],
-        facts: { tier: 2 },
-      };
+      });
     }
     const vk = VULKAN_OOM.exec(line.content);
     if (vk && !/warn/i.test(line.content)) {
@@ -240,40 +219,30 @@ export const tailAllocFailure: Signature = {
       const platform = host ? 'cpu' : platformNear(line);
       let request = GGML_VULKAN_REQUEST.exec(line.content);
       for (let k = 1; k <= 2 && !request; k++) request = GGML_VULKAN_REQUEST.exec(line.previous(k) ?? '');
-      return {
-        signature: 'other-out-of-memory',
-        role: 'failure',
+      return allocFailure(line, {
         kind: 'catchable-oom',
-        platform,
-        catchable: true,
+        platform: platform,
         summary: host ? 'Host out of memory: Vulkan returned VK_ERROR_OUT_OF_HOST_MEMORY' : `Out of memory: a Vulkan device memory allocation failed (VK_ERROR_OUT_OF_DEVICE_MEMORY)${platform === 'cpu' ? '' : ` on ${platform}`}`,
-        explanation: host
+        explanation:  host
           ? 'The Vulkan driver could not allocate the host memory it needed and returned VK_ERROR_OUT_OF_HOST_MEMORY to the program.'
           : 'The Vulkan driver could not allocate device memory and returned VK_ERROR_OUT_OF_DEVICE_MEMORY (Vulkan-Hpp throws it as vk::OutOfDeviceMemoryError) to the program, which could have handled it.',
-        ...(line.rank !== undefined && { rank: line.rank }),
         numbers: request ? { requestedBytes: Number(request[1]) } : {},
         fixes: host ? [hostMemory] : [shrinkPeak('the buffers and images the program allocates (resolution, batch)')],
-        facts: { tier: 2 },
-      };
+      });
     }
     const cl = OPENCL_OOM.exec(line.content);
     if (!cl || /warn/i.test(line.content)) return undefined;
     const host = cl[1] === 'OUT_OF_HOST_MEMORY';
     const platform = host ? 'cpu' : platformNear(line);
-    return {
-      signature: 'other-out-of-memory',
-      role: 'failure',
+    return allocFailure(line, {
       kind: 'catchable-oom',
-      platform,
-      catchable: true,
+      platform: platform,
       summary: host ? 'Host out of memory: OpenCL returned CL_OUT_OF_HOST_MEMORY' : `Out of memory: OpenCL could not allocate a buffer on the device (CL_MEM_OBJECT_ALLOCATION_FAILURE)${platform === 'cpu' ? '' : ` on ${platform}`}`,
-      explanation: host
+      explanation:  host
         ? 'The OpenCL runtime could not allocate the host memory it needed and returned CL_OUT_OF_HOST_MEMORY to the program.'
         : 'The OpenCL runtime could not back a memory object with device memory and returned CL_MEM_OBJECT_ALLOCATION_FAILURE to the program, which could have handled it.',
-      ...(line.rank !== undefined && { rank: line.rank }),
       numbers: {},
       fixes: host ? [hostMemory] : [shrinkPeak('the buffers the kernels allocate (work size, batch)')],
-      facts: { tier: 2 },
-    };
+    });
   },
 };
