@@ -178,3 +178,17 @@ export function isLibraryFrame(frame: SourceFrame): boolean {
 export function userFrames(frames: readonly SourceFrame[]): SourceFrame[] {
   return frames.filter((f) => !isLibraryFrame(f)).reverse();
 }
+
+/**
+ * The frames of an IPython traceback whose header ("OutOfMemoryError   Traceback (most recent call last)") is
+ * this line: the lines under it, up to the exception's line, outermost first.
+ */
+export function ipythonFrames(line: { next(k: number): string | undefined }): SourceFrame[] {
+  const body: string[] = [];
+  for (let k = 1; k <= 40; k++) {
+    const next = line.next(k);
+    if (next === undefined || /^[A-Za-z_][\w.]*(?:Error|Exception)\b/.test(next)) break;
+    body.push(next);
+  }
+  return framesOf(body);
+}

@@ -8,7 +8,7 @@ import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
 import { toBytes } from '../sizes';
 import { joinNext, thrownByTerminate } from './lineContext';
-import { ipythonFrames } from './otherFailure';
+import { ipythonFrames } from '../frames';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
 

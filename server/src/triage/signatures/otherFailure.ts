@@ -21,7 +21,7 @@
  * crash (segfault, abort) came well after it; else the last launcher line.
  */
 import type { Fix, SourceFrame } from '../../protocol';
-import { framesOf, isTracebackBody } from '../frames';
+import { framesOf, ipythonFrames, isTracebackBody } from '../frames';
 import { SIZE, toBytes } from '../sizes';
 import { debugAsync, shrinkPeak } from '../fixes';
 import { caffe2Device } from './lineContext';
@@ -148,16 +148,6 @@ function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixe
   };
 }
 
-/** The frames of an IPython traceback whose header is this line, up to its exception line (outermost first). */
-export function ipythonFrames(line: LineView): SourceFrame[] {
-  const body: string[] = [];
-  for (let k = 1; k <= 40; k++) {
-    const next = line.next(k);
-    if (next === undefined || /^[A-Za-z_][\w.]*(?:Error|Exception)\b/.test(next)) break;
-    body.push(next);
-  }
-  return framesOf(body);
-}
 
 /** The rank of torchrun's "Root Cause (first observed failure)" table under a ChildFailedError. */
 function rootCauseRank(line: LineView): number | undefined {

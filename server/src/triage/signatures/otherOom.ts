@@ -16,7 +16,7 @@
 import { formatBytes } from '../../format';
 import type { Platform, SourceFrame } from '../../protocol';
 import { hostMemory, shrinkPeak } from '../fixes';
-import { framesOf } from '../frames';
+import { ipythonFrames } from '../frames';
 import { SIZE, toBytes } from '../sizes';
 import { joinNext } from './lineContext';
 import type { Finding, LineView, Signature } from './types';
@@ -141,7 +141,7 @@ export const otherOom: Signature = {
     }
     const gpu = platform !== 'cpu' ? GPU_PREFIX.exec(text) : null;
     const quoted = text.trim().slice(0, 160);
-    const frames = luaError ? luaFrames(line) : IPYTHON_OOM_HEADER.test(text) ? headerFrames(line) : undefined;
+    const frames = luaError ? luaFrames(line) : IPYTHON_OOM_HEADER.test(text) ? ipythonFrames(line) : undefined;
     return {
       signature: 'other-out-of-memory',
       role: 'failure',
@@ -189,16 +189,6 @@ const LUA_LIBRARY = /\/share\/lua\/|\/lib\/luarocks\/|^\.\.\./;
 /** IPython's header of an out-of-memory exception ("OutOfMemoryError   Traceback (most recent call last)"), its frames printed under it. */
 const IPYTHON_OOM_HEADER = /^\s*(?:[A-Za-z_]\w*\.)*\w*(?:OutOfMemory|ResourceExhausted)\w*\s+Traceback \(most recent call last\)/;
 
-/** The frames IPython prints under its header, outermost first, down to the exception's line. */
-function headerFrames(line: LineView): SourceFrame[] {
-  const body: string[] = [];
-  for (let k = 1; k <= 40; k++) {
-    const next = line.next(k);
-    if (next === undefined || /^[A-Za-z_][\w.]*(?:Error|Exception)\b/.test(next)) break;
-    body.push(next);
-  }
-  return framesOf(body);
-}
 
 /** The user's frames of the Lua stack traceback under an error (innermost first as Lua prints them), outermost first. */
 function luaFrames(line: LineView): SourceFrame[] {
