@@ -91,7 +91,7 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
     const uint32_t n = plan.end - plan.begin;
     // About half of a trace's entries are requests (an alloc for each free_completed).
     plan.op.reserve(n);
-    plan.request.reserve(n);
+    plan.slot.reserve(n);
     plan.events = &ev;
     plan.requestEvent.reserve(n / 2 + 1);
     // On long traces the plan's columns are faulted in on another core while pairing fills them.
@@ -100,13 +100,23 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
       prefaulter = std::make_unique<Prefaulter>(
           std::vector<Prefaulter::Buffer>{
               {plan.op.data(), n * sizeof(PlanOp), sizeof(PlanOp)},
-              {plan.request.data(), n * sizeof(uint32_t), sizeof(uint32_t)},
+              {plan.slot.data(), n * sizeof(uint32_t), sizeof(uint32_t)},
               {plan.requestEvent.data(), (n / 2 + 1) * sizeof(uint32_t), sizeof(uint32_t) / 2},
           },
           size_t{1} << 20);
     }
-    AddressMap live;  // Trace address -> request.
-    std::vector<bool> requested;
+    AddressMap live;            // Trace address -> the slot of the request allocated there.
+    std::vector<bool> requested;  // Per slot: its request's free_requested was seen.
+    std::vector<uint32_t> freeSlots;
+    auto takeSlot = [&] {
+      if (!freeSlots.empty()) {
+        const uint32_t s = freeSlots.back();
+        freeSlots.pop_back();
+        return s;
+      }
+      requested.push_back(false);
+      return plan.slots++;
+    };
     // Blocks in use at the first replayed entry become requests of their own, so that the frees
     // the trace records for them find them.
     plan.initial = reconstructInitialState(snapshot, d, plan.begin, settings);
@@ -117,13 +127,13 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
             plan.initialOwners.push_back(kNil);
             continue;
           }
-          const auto r = static_cast<uint32_t>(plan.requestEvent.size());
-          plan.initialOwners.push_back(r);
-          plan.initialSize.push_back(b.size);
-          plan.initialStream.push_back(seg.stream);
+          // Taken from no free slot yet: request k holds slot k (peakSitesAt relies on it).
+          const uint32_t slot = takeSlot();
+          plan.initialOwners.push_back(slot);
+          plan.initialSize.push_back(b.requested);
           plan.requestEvent.push_back(kNil);
-          requested.push_back(b.state == BlockState::Pending);
-          live.put(b.address, r);
+          requested[slot] = b.state == BlockState::Pending;
+          live.put(b.address, slot);
         }
       }
     }
@@ -132,40 +142,46 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
       const uint32_t e = plan.begin + i;
       const uint32_t action = ev.action[e];
       plan.op.push_back(PlanOp::None);
-      plan.request.push_back(kNil);
+      plan.slot.push_back(kNil);
       if (prefaulter != nullptr && (i & 0xfff) == 0) prefaulter->progress(i);
       switch (action) {
         case kAlloc:
         case kOom: {
-          const auto r = static_cast<uint32_t>(plan.requestEvent.size());
+          const uint32_t slot = takeSlot();
           plan.op[i] = action == kAlloc ? PlanOp::Alloc : PlanOp::FailedAlloc;
-          plan.request[i] = r;
+          plan.slot[i] = slot;
           plan.requestEvent.push_back(i);
-          requested.push_back(false);
-          if (action == kAlloc) live.put(ev.addr[e], r);
-          if (action == kOom) ++plan.recordedOoms;
+          requested[slot] = false;
+          if (action == kAlloc) {
+            live.put(ev.addr[e], slot);
+          } else {
+            // A failed request is given straight back in the replay: it holds its slot for no time.
+            freeSlots.push_back(slot);
+            ++plan.recordedOoms;
+          }
           break;
         }
         case kFreeRequested: {
-          const uint32_t r = live.get(ev.addr[e]);
-          if (r == kNil) {
+          const uint32_t slot = live.get(ev.addr[e]);
+          if (slot == kNil) {
             ++plan.unmatchedFrees;
             break;
           }
           plan.op[i] = PlanOp::FreeRequested;
-          plan.request[i] = r;
-          requested[r] = true;
+          plan.slot[i] = slot;
+          requested[slot] = true;
           break;
         }
         case kFreeCompleted: {
-          const uint32_t r = live.get(ev.addr[e]);
-          if (r == kNil) {
+          const uint32_t slot = live.get(ev.addr[e]);
+          if (slot == kNil) {
             // Either freed before the trace began, or its free_requested was already unmatched.
             break;
           }
-          plan.op[i] = requested[r] ? PlanOp::FreeCompleted : PlanOp::FreeBoth;
-          plan.request[i] = r;
+          plan.op[i] = requested[slot] ? PlanOp::FreeCompleted : PlanOp::FreeBoth;
+          plan.slot[i] = slot;
           live.erase(ev.addr[e]);
+          freeSlots.push_back(slot);
           break;
         }
         case kSegmentAlloc:
@@ -190,29 +206,46 @@ std::vector<DevicePlan> buildPlans(const Snapshot& snapshot, const AllocatorSett
 
 namespace {
 
+constexpr uint64_t kNoRequest = UINT64_MAX;
+
 // Live requests right after event `peak`, grouped by call stack: a request is live from its alloc
 // until its free_requested (or a free_completed without one), unless the variant could not satisfy it.
 std::vector<PeakSite> peakSitesAt(const DevicePlan& plan, const std::vector<bool>& failed, uint32_t peak, uint32_t limit) {
-  std::vector<bool> live(plan.requests, false);
-  for (uint64_t r = 0; r < plan.initialRequests; ++r) live[r] = true;
+  std::vector<uint64_t> liveIn(plan.slots, kNoRequest);  // Per slot: the request live in it.
+  // Blocks in use at the start are live; those already freed by the program (waiting for another
+  // stream) are not. Initial request k holds slot k.
+  if (plan.initial.supported) {
+    size_t owner = 0;
+    for (const InitialSegment& seg : plan.initial.segments) {
+      for (const InitialBlock& b : seg.blocks) {
+        const uint32_t slot = plan.initialOwners[owner++];
+        if (b.state == BlockState::Allocated) liveIn[slot] = slot;
+      }
+    }
+  }
+  uint64_t next = plan.initialRequests;
   const uint32_t n = plan.end - plan.begin;
   for (uint32_t i = 0; i <= peak && i < n; ++i) {
-    const uint32_t r = plan.request[i];
+    const uint32_t slot = plan.slot[i];
     switch (plan.op[i]) {
       case PlanOp::Alloc:
-        live[r] = !failed[r];
+        liveIn[slot] = failed[next] ? kNoRequest : next;
+        ++next;
+        break;
+      case PlanOp::FailedAlloc:
+        ++next;
         break;
       case PlanOp::FreeRequested:
       case PlanOp::FreeBoth:
-        live[r] = false;
+        liveIn[slot] = kNoRequest;
         break;
       default:
         break;
     }
   }
   std::unordered_map<uint32_t, PeakSite> byStack;
-  for (uint64_t r = 0; r < plan.requests; ++r) {
-    if (!live[r]) continue;
+  for (const uint64_t r : liveIn) {
+    if (r == kNoRequest) continue;
     const uint32_t stack = plan.stackOf(r);
     PeakSite& site = byStack.try_emplace(stack, PeakSite{stack, 0, 0}).first->second;
     site.bytes += plan.sizeOf(r);
@@ -236,7 +269,7 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
   DeviceSimulator sim(options.settings, options.capacityBytes, options.deviceTotalBytes);
   if (options.segmentCalls) sim.logSegmentCalls(&result.segmentCalls);
   sim.setAddressHints(plan.segmentAddresses);
-  std::vector<uint32_t> blockOf(plan.requests, kNil);
+  std::vector<uint32_t> blockOf(plan.slots, kNil);  // Per slot: the block its request holds.
   std::vector<bool> failed(options.peakSites != 0 ? plan.requests : 0, false);
   if (plan.initial.supported) {
     // Block ids per initial segment, in the plan's order, so owners can be matched to them.
@@ -289,7 +322,7 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
     for (size_t s = 0; s < segments.size(); ++s) {
       for (size_t i = 0; i < ids[s].size(); ++i) {
         const uint32_t owner = plan.initialOwners[firstOwner[s] + i];
-        if (owner != kNil) blockOf[owner] = ids[s][i];
+        if (owner != kNil) blockOf[owner] = ids[s][i];  // Owners are slots.
       }
     }
   }
@@ -301,41 +334,47 @@ ReplayResult replayDevice(const DevicePlan& plan, const ReplayOptions& options) 
     result.allocatedTimeline.resize(n);
     result.reservedTimeline.resize(n);
   }
+  const EventColumns& events = *plan.events;
+  uint64_t next = plan.initialRequests;  // The request the next alloc or oom entry makes.
   for (uint32_t i = 0; i < n; ++i) {
-    const uint32_t r = plan.request[i];
+    // Blocks are tagged with their request's slot: a slot is not reused before the trace's
+    // free_completed, so a late free can still be told from a stale one.
+    const uint32_t slot = plan.slot[i];
     switch (plan.op[i]) {
       case PlanOp::None:
         break;
       case PlanOp::Alloc:
       case PlanOp::FailedAlloc: {
-        const uint32_t b = sim.malloc(plan.sizeOf(r), plan.streamOf(r), r);
+        const uint64_t r = next++;
+        const uint64_t size = events.size[plan.begin + i];
+        const uint32_t b = sim.malloc(size, events.stream(plan.begin + i), slot);
         if (b == kNil) {
           if (!failed.empty()) failed[r] = true;
           if (!result.hasOom) {
             result.hasOom = true;
             result.firstOom.eventIndex = i;
             result.firstOom.allocIndex = r - plan.initialRequests;
-            result.firstOom.sizeBytes = plan.sizeOf(r);
+            result.firstOom.sizeBytes = size;
             result.firstOom.stack = 0;
           }
         } else if (plan.op[i] == PlanOp::FailedAlloc) {
           // The recorded program never got this tensor; give it straight back.
           sim.freeRequested(b);
-          sim.freeCompleted(b, r);
+          sim.freeCompleted(b, slot);
         } else {
-          blockOf[r] = b;
+          blockOf[slot] = b;
         }
         break;
       }
       case PlanOp::FreeRequested:
-        if (blockOf[r] != kNil) sim.freeRequested(blockOf[r]);
+        if (blockOf[slot] != kNil) sim.freeRequested(blockOf[slot]);
         break;
       case PlanOp::FreeCompleted:
       case PlanOp::FreeBoth:
-        if (blockOf[r] != kNil) {
-          if (plan.op[i] == PlanOp::FreeBoth) sim.freeRequested(blockOf[r]);
-          sim.freeCompleted(blockOf[r], r);
-          blockOf[r] = kNil;
+        if (blockOf[slot] != kNil) {
+          if (plan.op[i] == PlanOp::FreeBoth) sim.freeRequested(blockOf[slot]);
+          sim.freeCompleted(blockOf[slot], slot);
+          blockOf[slot] = kNil;
         }
         break;
     }

@@ -30,24 +30,26 @@ struct DevicePlan {
   uint32_t begin = 0;  // This device's events in Snapshot::events.
   uint32_t end = 0;
   std::vector<PlanOp> op;          // Per event.
-  std::vector<uint32_t> request;   // Per event: the request it allocates or frees.
+  // Per event: the slot of the request it allocates or frees. A request holds a slot from its
+  // alloc to its free_completed, and slots are reused after that, so a replay keeps its request ->
+  // block table in `slots` entries (the most requests live at once, a few thousand) instead of one
+  // per request: no fresh pages per variant and a table that stays in cache. Requests themselves
+  // are numbered in trace order: the k-th alloc or oom entry is request initialRequests + k.
+  std::vector<uint32_t> slot;
+  uint32_t slots = 0;
   std::vector<uint32_t> requestEvent;  // Event index (within the device) of the request; kNil for a live block.
-  // A request's size, stream and stack are its alloc event's (a pointer into the snapshot, which
+  // A request's size and stack are its alloc event's (a pointer into the snapshot, which
   // outlives its plans), so the plan does not copy 20 bytes per request into fresh pages; the
   // blocks live at the start have their own.
   const EventColumns* events = nullptr;
   std::vector<uint64_t> initialSize;
-  std::vector<uint64_t> initialStream;
   uint64_t sizeOf(uint64_t r) const { return r < initialRequests ? initialSize[r] : events->size[begin + requestEvent[r]]; }
-  uint64_t streamOf(uint64_t r) const {
-    return r < initialRequests ? initialStream[r] : static_cast<uint64_t>(events->stream(begin + requestEvent[r]));
-  }
   uint32_t stackOf(uint64_t r) const { return r < initialRequests ? 0 : events->stack[begin + requestEvent[r]]; }
   uint64_t requests = 0;         // Including the blocks already live at the start.
   uint64_t initialRequests = 0;  // Requests 0..initialRequests-1 stand for those live blocks.
   uint64_t unmatchedFrees = 0;   // Frees of blocks the trace never allocated and no reconstruction explains.
   InitialState initial;          // The allocator's state at the first replayed event.
-  std::vector<uint32_t> initialOwners;  // Per initial block (segment by segment): its request, or kNil.
+  std::vector<uint32_t> initialOwners;  // Per initial block (segment by segment): its request's slot, or kNil.
   // What the trace itself recorded (segment events), for comparison with the replay.
   uint64_t recordedDeviceAllocs = 0;
   uint64_t recordedDeviceFrees = 0;
