@@ -61,6 +61,43 @@ const NCCL_TRACE = /\bNCCL INFO [\w/.-]+\.cc:\d+ -> ([1-6])\b/;
  * and a ring timeout ("ring gfx_0.0.0 timeout"), rocm; NVIDIA's driver error report ("NVRM: Xid (PCI:…): 79, …"), cuda.
  */
 const AMDGPU_FAULT = /\bamdgpu\b.*(?:\[\w+hub\] (?:\w+ )?page fault|\bG?C?VM_L2_PROTECTION_FAULT_STATUS|\bring \S+ timeout)/;
+/**
+ * The amdgpu driver resetting a hung GPU (amdgpu_device.c amdgpu_device_gpu_recover/amdgpu_do_asic_reset: "amdgpu
+ * 0000:67:00.0: GPU reset begin!", "GPU reset succeeded, trying to resume", "GPU reset(2) succeeded!", "GPU reset(2)
+ * failed", "GPU BACO reset", "GPU mode1 reset"): the GPU stopped responding (a job timeout or fault came first), rocm.
+ */
+const AMDGPU_RESET = /\bamdgpu\b.*\bGPU (?:reset begin!|reset(?:\(\d+\))? (?:succeeded|failed)|(?:BACO|mode1|mode2|PCI config) reset\b)/;
+/**
+ * ROCm's debug agent (rocr_debug_agent, loaded with HSA_TOOLS_LIB) reporting a GPU memory fault: "[rocr debug agent]:"
+ * then "Memory access fault at GPU Node: 1" and "Address: 0x… (page not present;…)", with the wavefronts' registers;
+ * an out-of-bounds or freed-memory access on the GPU, not memory running out.
+ */
+const ROCR_DEBUG_AGENT = /\bMemory access fault at GPU Node: \d+|^\s*\[rocr debug agent\]/;
+/**
+ * Triton's launcher refusing a compiled kernel over the GPU's per-block limits (triton/runtime/errors.py OutOfResources:
+ * "out of resource: shared memory, Required: 167936, Hardware limit: 101376. Reducing block sizes or `num_stages` may
+ * help."; compiler.py _init_handles raises it for shared memory, older builds for registers too): a kernel's
+ * configuration, not the device's memory filling up; a log cut at the raise line ("raise OutOfResources(…)") is the same.
+ */
+const TRITON_OUT_OF_RESOURCES = /\bOutOfResources: out of resource: ([\w ]+)|^\s*raise OutOfResources\(/;
+/**
+ * PyTorch's c10d TCP socket failing to reach the store (torch/csrc/distributed/c10d/socket.cpp: "The client socket has
+ * timed out after 300000ms while trying to connect to (127.0.0.1, 29500).", "The client socket has failed to connect to
+ * any network address of (host, port)."; raised as DistNetworkError/DistStoreError): rendezvous, not memory.
+ */
+const C10D_SOCKET = /\bThe client socket has (?:timed out after \S+ while trying to connect to|failed to connect to any network address of) /;
+/**
+ * NCCL's verbs wrapper failing a call (misc/ibvwrap.cc: "NCCL WARN Call to ibv_create_qp failed", "Call to ibv_create_cq
+ * failed", newer builds "… failed with error Cannot allocate memory"): the InfiniBand/RoCE setup (the memlock limit, the
+ * device's queue limits, GID), returned to the caller as ncclSystemError. NCCL is CUDA's unless RCCL is named.
+ */
+const NCCL_IBV = /\bNCCL WARN Call to (ibv_\w+) failed\b/;
+/**
+ * Habana's Synapse API returning a failed synStatus (synapse_api_types.h; hccl_demo and the HCL print "synDeviceAcquire(…)
+ * failed with synapse error: 20", the PyTorch bridge "synStatus=26 [Device not found]"): gaudi; an allocation failure is
+ * read by gaudi.ts.
+ */
+const SYNAPSE_ERROR = /\bsyn[A-Z]\w+\(.*\bfailed with synapse (?:error|status):? ?\d+|\bsynStatus ?[=:] ?\d+ \[/;
 const NVIDIA_XID = /\bNVRM: Xid \(PCI:[\w:.]+\): \d+/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
@@ -69,9 +106,12 @@ const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInte
  * failures other than memory, printed by a program without the status name: "Failed to initialize miner on
  * GPU0: … no kernel image is available for execution on the device", Kaldi's 'cudaError_t 4 : "unspecified
  * launch failure" returned from …', hashcat's "cuLinkAddData(): the provided PTX was compiled with an
- * unsupported toolchain." The call returned the error to its caller.
+ * unsupported toolchain." The call returned the error to its caller. A program may reword the string ("no kernel image
+ * is available for execution this device"), and bindings of the driver API print its documented description of
+ * CUDA_ERROR_ILLEGAL_ADDRESS instead (ManagedCuda's CUResult.ErrorIllegalAddress: "While executing a kernel, the
+ * device encountered a load or store instruction on an invalid memory address.").
  */
-const CUDA_ERROR_STRING = /no kernel image is available for execution on the device|unspecified launch failure|the provided PTX was compiled with an unsupported toolchain|all CUDA-capable devices are busy or unavailable|CUDA driver version is insufficient for CUDA runtime version|no CUDA-capable device is detected|an illegal instruction was encountered|the launch timed out and was terminated|too many resources requested for launch|device kernel image is invalid|forward compatibility was attempted on non supported HW/;
+const CUDA_ERROR_STRING = /no kernel image is available for execution (?:on )?(?:the|this) device|the device encountered a load or store instruction on an invalid memory address|unspecified launch failure|the provided PTX was compiled with an unsupported toolchain|all CUDA-capable devices are busy or unavailable|CUDA driver version is insufficient for CUDA runtime version|no CUDA-capable device is detected|an illegal instruction was encountered|the launch timed out and was terminated|too many resources requested for launch|device kernel image is invalid|forward compatibility was attempted on non supported HW/;
 /**
  * NVIDIA's tools and driver saying the GPU or a GPU tool failed: nvidia-smi/NVML ("Unable to determine the
  * device handle for GPU0000:62:00.0: Unknown Error", "Failed to initialize NVML: Driver/library version
@@ -132,9 +172,12 @@ const SQLITE_CANTOPEN = /\bunable to open database file\b/;
 const ELASTIC_SIGNAL = /\bSignalException: Process \d+ got signal: (?:Signals\.)?(\w+)/;
 const DRIVER_PROBE = /\bprobe (?:of \S+|with driver \S+) failed with error -\d+/;
 
-export function nativeFailure(text: string): { name: string; platform?: Platform; what: string; catchable?: boolean; device?: number } | undefined {
+export function nativeFailure(text: string): { name: string; platform?: Platform; fallbackPlatform?: Platform; what: string; catchable?: boolean; device?: number } | undefined {
   // Before the out-of-memory words are set aside: SQLite may print them beside code 14.
   if (SQLITE_CANTOPEN.test(text)) return { name: `SQLite could not open the database file (SQLITE_CANTOPEN; ${quote(text)})`, what: 'the database path: its directory must exist and be writable (a missing or wrong path, permissions); the words "out of memory" SQLite may print with code 14 are not memory', catchable: true };
+  // Before the warnings are set aside: NCCL logs its failed calls at WARN level (and errno's "Cannot allocate memory" is ibv's, not the process's).
+  const ibv = NCCL_IBV.exec(text);
+  if (ibv) return { name: `NCCL's InfiniBand setup failed: ${ibv[1]} (${quote(text)})`, fallbackPlatform: 'cuda', what: 'the RDMA setup: ulimit -l (locked memory), the HCA\'s queue limits, NCCL_IB_HCA/NCCL_IB_GID_INDEX; NCCL_IB_DISABLE=1 tells whether the IB path is the cause' };
   if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|warn/i.test(text)) return undefined;
   const status = RUNTIME_STATUS.exec(text);
   if (status) return { name: quote(text), platform: status[1] === 'hip' ? 'rocm' : 'cuda', what: 'the failed CUDA/HIP call (a launch failure or fault is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)' };
@@ -159,6 +202,12 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   if (ARCH_UNSUPPORTED.test(text)) return { name: quote(text), platform: 'cuda', what: 'the PyTorch build: install one built for this GPU\'s compute capability (kernels will fail with "no kernel image is available")', catchable: true };
   if (NPU_CODE.test(text) && /error/i.test(text)) return { name: quote(text), platform: 'npu', what: 'the Ascend error code and the plog (ascend log) of the device' };
   if (AMDGPU_FAULT.test(text)) return { name: `the amdgpu driver reported a GPU fault (${quote(text.replace(/^.*?\bamdgpu \S+ /, ''))})`, platform: 'rocm', what: 'the faulting kernel (a page fault is an out-of-bounds or freed-memory access on the GPU; run with AMD_SERIALIZE_KERNEL=3 and HIP_LAUNCH_BLOCKING=1)' };
+  if (AMDGPU_RESET.test(text)) return { name: `the amdgpu driver reset the GPU (${quote(text.replace(/^.*?\bamdgpu \S+ /, ''))})`, platform: 'rocm', what: 'why the GPU hung: the job timeout or page fault the kernel log shows before the reset (dmesg)' };
+  if (ROCR_DEBUG_AGENT.test(text)) return { name: `ROCm's debug agent reported a GPU memory access fault (${quote(text)})`, platform: 'rocm', what: 'the faulting kernel and address the debug agent prints (an out-of-bounds or freed-memory access on the GPU, not memory running out)' };
+  const triton = TRITON_OUT_OF_RESOURCES.exec(text);
+  if (triton) return { name: `Triton could not launch a kernel: out of ${triton[1]?.trim() ?? 'a per-block resource'} (${quote(text)})`, fallbackPlatform: 'cuda', what: 'the kernel\'s configuration: smaller block sizes or fewer num_stages (the limit is per block on this GPU; free device memory does not help)', catchable: true };
+  if (C10D_SOCKET.test(text)) return { name: `c10d could not reach the rendezvous store (${quote(text.replace(/^.*?\[c10d\] /, ''))})`, what: 'the store\'s address and port (MASTER_ADDR/MASTER_PORT), whether rank 0 is up and listening, and firewalls; not memory', catchable: true };
+  if (SYNAPSE_ERROR.test(text)) return { name: `a Synapse call failed on Gaudi (${quote(text)})`, platform: 'gaudi', what: 'the synStatus code (synapse_api_types.h) and the call that returned it: acquiring a device that is busy or absent, or a server type the HCL does not support', catchable: true };
   if (NVIDIA_XID.test(text)) return { name: `the NVIDIA driver reported an Xid error (${quote(text)})`, platform: 'cuda', what: 'the Xid code (NVIDIA\'s Xid table: 13/31/43 are application faults, 48/63/64/79/94/95 hardware or driver)' };
   const nccl = NCCL_TRACE.exec(text);
   if (nccl) return { name: `an NCCL call failed with ${NCCL_RESULTS[Number(nccl[1])]} (${quote(text)})`, what: 'the first NCCL WARN line above the "-> N" trace (a socket, bootstrap or topology error names its cause; rerun with NCCL_DEBUG=INFO on every rank)' };

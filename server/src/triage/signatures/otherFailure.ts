@@ -71,7 +71,11 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // glibc's internal assertion; cuda-gdb's GPU exception signal; a CANN runtime code in a caller's 'ACL ERROR' line.
   'Fatal glibc error', 'CUDA_EXCEPTION_\\d', 'ACL ERROR',
   // vulkano's out-of-memory error values (tailAllocFailure's Vulkan class).
-  'Error\\(OutOf(?:Device|Host)Memory\\)'];
+  'Error\\(OutOf(?:Device|Host)Memory\\)',
+  // amdgpu's GPU reset and ROCm's debug agent; Triton's OutOfResources; c10d's store socket; NCCL's verbs calls; Synapse's status (nativeFailure).
+  'GPU (?:reset|BACO|mode\\d)', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse (?:error|status)', 'synStatus',
+  // The driver API's description of CUDA_ERROR_ILLEGAL_ADDRESS (ManagedCuda).
+  'load or store instruction on an invalid'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -223,7 +227,8 @@ export const otherFailure: Signature = {
     'kernel image is invalid', 'forward compatibility was attempted', 'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed',
     'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend', ': ', 'ERR', 'Java Virtual Machine', 'Program will exit', 'matching distribution',
     'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -',
-    'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'maximum allowed buffer size', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_'],
+    'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'maximum allowed buffer size', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
+    'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
@@ -317,6 +322,8 @@ export const otherFailure: Signature = {
     if (native) {
       const f = base(line, 2, native.name, native.catchable ?? false, [lookAtFailure(native.what)]);
       if (native.platform) f.platform = native.platform;
+      // NCCL's messages name no platform; the lines around them may say RCCL/ROCm, else it is CUDA's.
+      else if (native.fallbackPlatform && f.platform === 'cpu') f.platform = native.fallbackPlatform;
       if (native.device !== undefined) f.device = native.device;
       if (f.platform === 'cuda' && f.device === undefined) {
         const device = caffe2Device(line);

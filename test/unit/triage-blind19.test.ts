@@ -1,0 +1,83 @@
+// The message classes blind batch 19 showed the engine did not know: Triton's OutOfResources (a kernel's per-block
+// limit, not the device's memory), c10d's store socket timing out, NCCL's failed verbs calls, the amdgpu driver's
+// GPU reset and ROCm's debug agent, a failed Synapse call on Gaudi, and a reworded "no kernel image" and the driver
+// API's description of an illegal address. Each test is a variant written for the class (other numbers, names and
+// prefixes), not a corpus log.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const all = (text: string) => triageText(text, 'log').verdicts;
+const root = (text: string) => all(text)[0];
+
+describe('kernel and launch limits the tail pass reads', () => {
+  it("reads Triton's OutOfResources as a catchable not-oom on the GPU, not an out-of-memory error", () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/work/bench_attn.py", line 88, in <module>',
+      '    out = flash_fwd[grid](q, k, v, o, BLOCK_M=256, num_stages=4)',
+      '  File "/opt/venv/lib/python3.11/site-packages/triton/compiler/compiler.py", line 401, in _init_handles',
+      '    raise OutOfResources(self.metadata.shared, max_shared, "shared memory")',
+      'triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 196608, Hardware limit: 232448. Reducing block sizes or `num_stages` may help.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: true });
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/work/bench_attn.py', line: 88 });
+    // The lines around it may name ROCm, where Triton runs on HIP.
+    expect(root(['PyTorch version: 2.5.1+rocm6.2', 'OutOfResources: out of resource: shared memory, Required: 98304, Hardware limit: 65536.'].join('\n'))).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+    // A log cut at the raise line is the same failure.
+    const cut = [
+      '  File "/home/u/proj/kernels.py", line 40, in run',
+      '    return fn.run(*args, grid=grid)',
+      '  File "/usr/lib/python3/site-packages/triton/compiler/compiler.py", line 377, in _init_handles',
+      '    raise OutOfResources(self.shared, max_shared, "shared memory")',
+    ].join('\n');
+    expect(root(cut)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: true });
+    expect(root(cut)?.userFrames?.[0]).toMatchObject({ file: '/home/u/proj/kernels.py', line: 40 });
+  });
+
+  it('reads a CUDA error string a program reworded, and the driver API description of an illegal address', () => {
+    expect(root('[miner] GPU #2: no kernel image is available for execution this device')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: true });
+    const log = [
+      'Device 1 (RTX 2060): Critical error in worker loop: ErrorIllegalAddress: While executing a kernel, the device encountered a load or store instruction on an invalid memory address.',
+      'This leaves the process in an inconsistent state and any further CUDA work will return the same error.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+  });
+});
+
+describe('distributed setup failures the tail pass reads', () => {
+  it("reads c10d's client socket timing out or failing to connect as a catchable not-oom", () => {
+    expect(root('[E0301 09:12:45.118204512 socket.cpp:1003] [c10d] The client socket has timed out after 600000ms while trying to connect to (10.0.0.5, 29400).')).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+    expect(root('[W socket.cpp:663] [c10d] The client socket has failed to connect to any network address of (node-3, 29500).')).toMatchObject({ kind: 'not-oom', catchable: true });
+  });
+
+  it("reads NCCL's failed verbs calls (ibvwrap.cc, old and new wordings) as a not-oom on CUDA", () => {
+    const old = ['gpu7:1201:1300 [3] misc/ibvwrap.cc:212 NCCL WARN Call to ibv_reg_mr failed', 'gpu7:1201:1300 [3] NCCL INFO transport/net_ib.cc:401 -> 2'].join('\n');
+    expect(root(old)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root('n2:88:91 [0] misc/ibvwrap.cc:190 NCCL WARN Call to ibv_create_cq failed with error Invalid argument')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    // RCCL prints NCCL's words; the lines around it say ROCm.
+    expect(root(['RCCL version 2.18.3+hip6.1 (ROCm 6.1.0)', 'h1:9:12 [0] misc/ibvwrap.cc:122 NCCL WARN Call to ibv_open_device failed'].join('\n'))).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+    // A warning that only mentions the call is not one.
+    expect(all('NCCL INFO NET/IB : ibv_create_qp supports 64 QPs')).toEqual([]);
+  });
+
+  it('reads a failed Synapse call as a catchable not-oom on Gaudi', () => {
+    expect(root('hccl_test error: In function main(): synDeviceAcquireByModuleId(&handle, 3) failed with synapse error: 26')).toMatchObject({ kind: 'not-oom', platform: 'gaudi', catchable: true });
+  });
+});
+
+describe('ROCm driver and tool reports the tail pass reads', () => {
+  it("reads the amdgpu driver's GPU reset lines as a not-oom on ROCm", () => {
+    const log = [
+      '[ 902.118204] [drm:amdgpu_job_timedout [amdgpu]] *ERROR* ring comp_1.2.0 timeout, signaled seq=5311, emitted seq=5312',
+      '[ 902.118901] amdgpu 0000:c3:00.0: amdgpu: GPU reset begin!',
+      '[ 903.402211] amdgpu 0000:c3:00.0: amdgpu: GPU reset(3) succeeded!',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+    expect(root('[  77.1] amdgpu 0000:03:00.0: amdgpu: GPU mode1 reset')).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+  });
+
+  it("reads ROCm's debug agent reporting a memory access fault as a not-oom on ROCm", () => {
+    const log = ['[rocr debug agent]: ', 'Memory access fault at GPU Node: 2', 'Address: 0x7F10xxxxx000 (page not present;read access;)', '', '64 wavefront(s) found in @PC: 0x00007F11A0C0D118'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+  });
+});
