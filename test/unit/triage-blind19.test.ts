@@ -1,7 +1,8 @@
 // The message classes blind batch 19 showed the engine did not know: Triton's OutOfResources (a kernel's per-block
 // limit, not the device's memory), c10d's store socket timing out, NCCL's failed verbs calls, the amdgpu driver's
 // GPU reset and ROCm's debug agent, a failed Synapse call on Gaudi, and a reworded "no kernel image" and the driver
-// API's description of an illegal address. Each test is a variant written for the class (other numbers, names and
+// API's description of an illegal address; ranks from Open MPI's --tag-output prefix and from ProcessGroupNCCL's
+// failed ncclUniqueId fetch. Each test is a variant written for the class (other numbers, names and
 // prefixes), not a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -79,5 +80,23 @@ describe('ROCm driver and tool reports the tail pass reads', () => {
   it("reads ROCm's debug agent reporting a memory access fault as a not-oom on ROCm", () => {
     const log = ['[rocr debug agent]: ', 'Memory access fault at GPU Node: 2', 'Address: 0x7F10xxxxx000 (page not present;read access;)', '', '64 wavefront(s) found in @PC: 0x00007F11A0C0D118'].join('\n');
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+  });
+});
+
+describe('ranks', () => {
+  it("takes the rank from Open MPI's --tag-output prefix ('[jobid,rank]<stderr>:')", () => {
+    const log = [
+      '[1,0]<stdout>:Epoch 1/3',
+      '[1,3]<stderr>:2021-03-02 10:11:12.000001: E tensorflow/stream_executor/cuda/cuda_driver.cc:806] failed to allocate 1.50G (1610612736 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', rank: 3, requestedBytes: 1610612736 });
+  });
+
+  it("takes the rank from ProcessGroupNCCL's failed ncclUniqueId fetch", () => {
+    const log = [
+      "RuntimeError: [5] is setting up NCCL communicator and retrieving ncclUniqueId from [0] via c10d key-value store by key '1:2', but store->get('1:2') got error: Connection reset by peer",
+      'Exception raised from recvBytes at ../torch/csrc/distributed/c10d/Utils.hpp:670 (most recent call first):',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', rank: 5 });
   });
 });

@@ -2,13 +2,15 @@
  * Rank prefixes that launchers and PyTorch put in front of each line of a multi-process log:
  * `[rank3]:` (torchrun's --log-line-prefix / PyTorch's rank-tagged logging), `[default3]:`
  * (torchrun --tee), `(RayWorkerWrapper pid=4009) [rank1]:` (Ray), `[1787] [rank2]:` (line counters),
- * a first line whose paste lost the prefix's '[' (`rank4]: …`), and vLLM v1's worker prefix `(VllmWorker rank=1 pid=2978)`. Process prefixes that print no rank
+ * a first line whose paste lost the prefix's '[' (`rank4]: …`), vLLM v1's worker prefix `(VllmWorker rank=1 pid=2978)`, and
+ * Open MPI's `mpirun --tag-output` prefix `[1,3]<stderr>:` (the job id, then the MPI_COMM_WORLD rank; Horovod's
+ * mpirun launcher sets it, and orterun/prterun's output filter writes `<stdout>`, `<stderr>` or `<stddiag>`). Process prefixes that print no rank
  * (`(EngineCore_0 pid=…)`, `(Worker_TP1 pid=…)`, `(RayWorkerWrapper pid=…)`) give none: a TP index is
  * a rank within one group, not the global rank.
  */
 
 /** A rank prefix near the start of a line, with whatever launcher noise comes before it. */
-const PREFIX = /^(?:.{0,120}?)\[(?:rank|default)(\d+)\]:\s?|^(?:rank|default)(\d+)\]:\s?|^\([\w.-]+ rank=(\d+) pid=\d+[^)]*\)\s?/;
+const PREFIX = /^(?:.{0,120}?)\[(?:rank|default)(\d+)\]:\s?|^(?:rank|default)(\d+)\]:\s?|^\([\w.-]+ rank=(\d+) pid=\d+[^)]*\)\s?|^\[\d+,(\d+)\]<std(?:out|err|diag)>:\s?/;
 
 export interface RankedLine {
   /** The global rank named by the prefix, when there is one. */
@@ -21,19 +23,21 @@ export interface RankedLine {
 export function splitRank(line: string): RankedLine {
   const match = PREFIX.exec(line);
   if (!match) return { content: line };
-  return { rank: Number(match[1] ?? match[2] ?? match[3]), content: line.slice(match[0].length) };
+  return { rank: Number(match[1] ?? match[2] ?? match[3] ?? match[4]), content: line.slice(match[0].length) };
 }
 
 /**
  * Ranks named inside messages rather than in a prefix: `[Rank 3]`, `[Rank:7]`, `[PG ID 2 PG GUID 3 Rank 1]`
- * (ProcessGroupNCCL), axolotl's logger field `[RANK:1]`.
+ * (ProcessGroupNCCL), axolotl's logger field `[RANK:1]`, and ProcessGroupNCCL's failure to fetch the NCCL unique id
+ * from the store, which starts with the rank that asked (broadcastUniqueNCCLID: "[2] is setting up NCCL communicator and
+ * retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: …").
  */
-const INLINE = /\[(?:PG[^\]]*?\s)?(?:Rank|RANK)[ :](\d+)\]/;
+const INLINE = /\[(?:PG[^\]]*?\s)?(?:Rank|RANK)[ :](\d+)\]|\[(\d+)\] is setting up NCCL communicator and retrieving ncclUniqueId from \[\d+\]/;
 
 /** The rank a message names about itself, when it has no prefix. */
 export function inlineRank(content: string): number | undefined {
   const match = INLINE.exec(content);
-  return match ? Number(match[1]) : undefined;
+  return match ? Number(match[1] ?? match[2]) : undefined;
 }
 
 /**
