@@ -100,3 +100,23 @@ describe('ranks', () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', rank: 5 });
   });
 });
+
+describe('out-of-memory classes', () => {
+  it("reads Ray's pre-2.0 memory monitor (RayOutOfMemoryError over the node threshold) as a host OOM, its message wrapped or not", () => {
+    const log = [
+      '  File "/opt/ray/python/ray/memory_monitor.py", line 141, in raise_if_low_memory',
+      '    self.error_threshold))',
+      'ray.memory_monitor.RayOutOfMemoryError: More than 92% of the memory on node',
+      'worker-17 is used (58.9 / 62.8 GB). The top 10 memory consumers are:',
+      '',
+      'PID\tMEM\tCOMMAND',
+      '3012\t21.4GB\tray::Trainer.train()',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+  });
+
+  it("takes the device of a DataParallel replica's re-raised OutOfMemoryError", () => {
+    const log = 'torch.OutOfMemoryError: Caught OutOfMemoryError in replica 2 on device 2.\nOriginal Traceback (most recent call last):';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 2 });
+  });
+});

@@ -24,6 +24,12 @@ const REQUESTED = new RegExp(String.raw`Tried to allocate ${SIZE}`);
  */
 const REPORTED_TYPE = /\*\*Exception Type:\*\*\s*((?:torch|torch_npu|cupy)(?:\.\w+)*)\.OutOfMemoryError\s*$/;
 const REPORTED_MESSAGE = /\*\*Exception Message:\*\*\s*(.*)$/;
+/**
+ * torch.nn.DataParallel re-raising a replica's exception in the parent (torch/_utils.py ExceptionWrapper.reraise:
+ * "Caught OutOfMemoryError in replica 1 on device 1.", then "Original Traceback (most recent call last):"), the type
+ * kept: the device is the one the replica ran on.
+ */
+const REPLICA = /\bCaught \w*OutOfMemoryError in replica \d+ on device (\d+)\./;
 
 function platformOfModule(module: string): Platform {
   if (/\bxpu\b/.test(module)) return 'xpu';
@@ -60,6 +66,7 @@ export const oomException: Signature = {
     const named = /\b(NPU|XPU|HIP|MPS(?: backend)?|CUDA) out of memory/.exec(message ?? line.content)?.[1];
     const bytes = requested ? toBytes(requested[1]!, requested[2]!) : undefined;
     const type = `${m[1]}.OutOfMemoryError`;
+    const replica = REPLICA.exec(message ?? line.content);
     return {
       signature: 'oom-exception',
       role: 'failure',
@@ -71,6 +78,7 @@ export const oomException: Signature = {
         `The program received ${type}, the exception its device allocator raises when a request does not fit; it could have caught it. ` +
         'The message that would give the sizes is missing or unknown, so only the type is read.',
       ...(line.rank !== undefined && { rank: line.rank }),
+      ...(replica && { device: Number(replica[1]) }),
       numbers: bytes !== undefined ? { requestedBytes: bytes } : {},
       fixes: [shrinkPeak()],
     };

@@ -46,6 +46,13 @@ const AVAILABLE = new RegExp(String.raw`\(${SIZE} (?:available|free)\)`);
  * catches a throw, and the program's own heap (M) filled the host or its limit, so it is a host OOM.
  */
 const GO_OOM = /\bruntime: out of memory: cannot allocate (\d+)-byte block \((\d+) in use\)/;
+/**
+ * Ray's memory monitor before Ray 2 (python/ray/memory_monitor.py raise_if_low_memory, RayOutOfMemoryError.get_message:
+ * "More than 95% of the memory on node host is used (11.8 / 12.3 GB). The top 5 memory consumers are:"): the worker
+ * refuses to run a task because the whole node is over the threshold (RAY_MEMORY_MONITOR_ERROR_THRESHOLD), as Ray 2's
+ * raylet kills a worker for it (cpu.ts's Ray signature): the host's memory, not one allocation, so a host OOM.
+ */
+const RAY_MEMORY_MONITOR = /\bRayOutOfMemoryError: More than [\d.]+% of the memory on node\b/;
 /** A per-GPU line prefix ("GPU-0: Failed to allocate …", "GPU 3: …"): the device the line is about. */
 const GPU_PREFIX = /^\s*GPU[- ]?(\d+): /;
 
@@ -105,6 +112,7 @@ export const otherOom: Signature = {
     // allocate memory in static TLS block", often libgomp on aarch64): a loader limit, fixed by LD_PRELOAD or
     // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
     if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
+    if (RAY_MEMORY_MONITOR.test(text)) return rayMemoryMonitor(line);
     const go = GO_OOM.exec(text);
     if (go) return goOutOfMemory(line, Number(go[1]), Number(go[2]));
     // Go's throw under that line is the same failure, read there.
@@ -162,6 +170,25 @@ export const otherOom: Signature = {
     };
   },
 };
+
+function rayMemoryMonitor(line: LineView): Finding {
+  return {
+    signature: 'other-out-of-memory',
+    role: 'failure',
+    fallback: 'oom',
+    kind: 'host-oom',
+    platform: 'cpu',
+    catchable: false,
+    summary: 'Host out of memory: Ray\'s memory monitor stopped a task because the node\'s memory was over its threshold (RayOutOfMemoryError)',
+    explanation:
+      'Ray\'s memory monitor checks the whole node\'s memory before each task and raises RayOutOfMemoryError when usage is over its ' +
+      'threshold (95% by default), so the task fails instead of the kernel OOM killer taking a process. What filled the node is in the ' +
+      'list of top memory consumers under the message: all workers, the object store and other programs together.',
+    ...(line.rank !== undefined && { rank: line.rank }),
+    numbers: {},
+    fixes: [hostMemory],
+  };
+}
 
 function goOutOfMemory(line: LineView, requested: number, inUse: number): Finding {
   return {
