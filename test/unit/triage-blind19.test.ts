@@ -120,3 +120,19 @@ describe('out-of-memory classes', () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 2 });
   });
 });
+
+describe('frames', () => {
+  it("takes the frames of luajit's stack traceback under a Torch7 CUDA check", () => {
+    const log = [
+      'THCudaCheck FAIL file=/tmp/luarocks_cutorch-scm-1/cutorch/init.c line=261 error=38 : no CUDA-capable device is detected',
+      "/opt/torch/bin/luajit: /opt/torch/share/lua/5.1/cutorch/init.lua:2: cuda runtime error (38) : no CUDA-capable device is detected",
+      'stack traceback:',
+      "\t[C]: in function 'require'",
+      "\ttrain.lua:7: in main chunk",
+      "\t[C]: in function 'dofile'",
+      '\t/opt/torch/lib/luarocks/rocks/trepl/scm-1/bin/th:145: in main chunk',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: 'train.lua', line: 7 });
+  });
+});

@@ -26,7 +26,7 @@ import { SIZE, toBytes } from '../sizes';
 import { debugAsync, shrinkPeak } from '../fixes';
 import { caffe2Device } from './lineContext';
 import { CANN_CODE, CUDA_GDB_EXCEPTION, nativeFailure, quote } from './nativeFailure';
-import { platformNear } from './otherOom';
+import { luaFrames, platformNear } from './otherOom';
 import type { Finding, LineView, Signature } from './types';
 
 /** A row of the kernel OOM killer's task table (dump_tasks), as the tail pass's prefilter sees it. */
@@ -339,6 +339,13 @@ export const otherFailure: Signature = {
           const focus = /^\[Switching focus to CUDA kernel \d+,.*\bdevice (\d+),/.exec(line.next(k) ?? '');
           if (focus) f.device = Number(focus[1]);
         }
+      }
+      // Torch7's C checks (THCudaCheck FAIL, THError) raise a Lua error: luajit prints it and its "stack traceback:" just below.
+      for (let k = 1; k <= 3; k++) {
+        if (!/^\s*stack traceback:\s*$/.test(line.next(k) ?? '')) continue;
+        const frames = luaFrames(line, k);
+        if (frames.length > 0) f.frames = frames;
+        break;
       }
       // NVRM numbers the GPUs it reports on ("NVRM: GPU0 _issueRpcAndWait: …"); a line without the number takes the one of the NVRM lines just above.
       if (/\bNVRM: /.test(line.content)) {

@@ -218,9 +218,10 @@ const IPYTHON_OOM_HEADER = /^\s*(?:[A-Za-z_]\w*\.)*\w*(?:OutOfMemory|ResourceExh
 
 
 /** The user's frames of the Lua stack traceback under an error (innermost first as Lua prints them), outermost first. */
-function luaFrames(line: LineView): SourceFrame[] {
+/** The frames of Lua's "stack traceback:" list, `header` lines below the line (innermost last, as Python's). */
+export function luaFrames(line: LineView, header = 1): SourceFrame[] {
   const frames: SourceFrame[] = [];
-  for (let k = 2; k <= 40; k++) {
+  for (let k = header + 1; k <= header + 40; k++) {
     const next = line.next(k);
     if (next === undefined || !/^\s/.test(next)) break;
     const m = LUA_FRAME.exec(next);
