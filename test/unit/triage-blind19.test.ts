@@ -136,3 +136,12 @@ describe('frames', () => {
     expect(root(log)?.userFrames?.[0]).toMatchObject({ file: 'train.lua', line: 7 });
   });
 });
+
+describe("tt-metal's bank state", () => {
+  it("reads the allocated and free bytes newer tt-metal builds print after the request", () => {
+    const log = '2026-01-02 10:00:00.000 | critical | TT_FATAL: Out of Memory: Not enough space to allocate 2147483648 B DRAM buffer across 8 banks, where each bank needs to store 268435456 B, but bank size is 1073741824 B (allocated: 900000000 B, free: 173741824 B, largest free block: 100000000 B) (assert.hpp:104)';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', requestedBytes: 2147483648, allocatedBytes: 900000000, freeBytes: 173741824 });
+    // Older builds stop after the bank size.
+    expect(root('Out of Memory: Not enough space to allocate 1048576 B L1 buffer across 64 banks, where each bank needs to store 16384 B')?.allocatedBytes).toBeUndefined();
+  });
+});

@@ -14,7 +14,8 @@
  * - Tenstorrent tt-metal's bank allocator ("Out of Memory: Not enough space to allocate N B DRAM buffer across
  *   12 banks, where each bank needs to store M B", bank_manager.cpp's TT_THROW/TT_FATAL, raised to Python as a
  *   RuntimeError): catchable-oom with the exact request (the platform the lines around it name; none of
- *   Headroom's platforms is Tenstorrent's).
+ *   Headroom's platforms is Tenstorrent's); newer builds add the banks' state after it ("(allocated: N B, free: M B,
+ *   largest free block: L B)", per bank), read as allocatedBytes and freeBytes.
  */
 import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
@@ -26,6 +27,7 @@ import type { Finding, LineView, Signature } from './types';
 const GLIB_ALLOC = /\bgmem\.c:\d+: failed to allocate (\d+) bytes/;
 const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
 const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer across (\d+) banks/;
+const TT_METAL_BANK_STATE = /\(allocated: (\d+) B, free: (\d+) B, largest free block: \d+ B\)/;
 /** MLX's Metal backend throwing a failed command buffer (mlx/backend/metal: "[METAL] Command buffer execution failed: Insufficient Memory"), the kIOGPUCommandBufferCallbackErrorOutOfMemory of mps.ts without its code. */
 const MLX_COMMAND_BUFFER_OOM = /\[METAL\] Command buffer execution failed: Insufficient Memory/;
 /**
@@ -204,12 +206,13 @@ export const tailAllocFailure: Signature = {
     if (tt) {
       const requested = Number(tt[1]);
       const platform = platformNear(line);
+      const state = TT_METAL_BANK_STATE.exec(line.content.slice(tt.index));
       return allocFailure(line, {
         kind: 'catchable-oom',
         platform: platform,
         summary: `Out of memory: tt-metal could not allocate a ${formatBytes(requested)} ${tt[2]} buffer across ${tt[3]} banks`,
         explanation: 'Tenstorrent\'s tt-metal allocator found no free range in the device\'s banks for the buffer and threw an exception (a RuntimeError in Python) the program could have caught.',
-        numbers: { requestedBytes: requested },
+        numbers: { requestedBytes: requested, ...(state && { allocatedBytes: Number(state[1]), freeBytes: Number(state[2]) }) },
         fixes: [shrinkPeak('the tensors placed in device DRAM/L1 (batch, sequence length, sharding)')],
       });
     }
