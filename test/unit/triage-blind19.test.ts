@@ -145,3 +145,11 @@ describe("tt-metal's bank state", () => {
     expect(root('Out of Memory: Not enough space to allocate 1048576 B L1 buffer across 64 banks, where each bank needs to store 16384 B')?.allocatedBytes).toBeUndefined();
   });
 });
+
+describe("ggml's ROCm abort", () => {
+  it("reads ggml's 'ROCm error: out of memory' as its abort even when the log ends on it, and PyTorch's HIP error not", () => {
+    const log = ['llama_new_context_with_model: ROCm0 compute buffer size = 1204.00 MiB', 'Mar 03 08:11:02 box llama-server[812]: ROCm error: out of memory'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', catchable: false });
+    expect(root('RuntimeError: HIP error: out of memory\nCompile with `TORCH_USE_HIP_DSA` to enable device-side assertions.')).toMatchObject({ kind: 'catchable-oom', platform: 'rocm' });
+  });
+});

@@ -181,6 +181,8 @@ const ggmlFewerLayers: Fix = {
  * "CUDA error: out of memory" (ROCm builds: "ROCm error:") then "  current device: 0, in function
  * ggml_cuda_pool_malloc_vmm at /path/ggml-cuda.cu:8583", the failing call, and GGML_ASSERT or
  * GGML_ABORT. The "current device" line is what tells ggml's abort from PyTorch's catchable error.
+ * "ROCm error:" needs no such line: it is ggml's own wording (GGML_CUDA_NAME is "ROCm" in HIP builds, and
+ * ggml_cuda_error aborts after it), where PyTorch and HIP say "HIP error", so a log cut right after it is the abort.
  */
 const GGML_ERROR = /\b(CUDA|ROCm) error(?: \d+ at \S+:\d+)?: (.*)/;
 const GGML_DEVICE = /^\s*current device: (-?\d+)/;
@@ -216,10 +218,10 @@ const ggmlAbort: Signature = {
   match(line) {
     const error = GGML_ERROR.exec(line.content);
     const device = GGML_DEVICE.exec(unlogged(line.next(1)));
-    if (!error || !device || !/out of memory/.test(error[2]!)) return undefined;
+    if (!error || (!device && error[1] !== 'ROCm') || !/out of memory/.test(error[2]!)) return undefined;
     const extraLines: number[] = [];
     for (let k = 1; k <= 4 && GGML_ERROR_TAIL.test(unlogged(line.next(k))); k++) extraLines.push(k);
-    const index = Number(device[1]);
+    const index = device ? Number(device[1]) : -1;
     const platform = error[1] === 'ROCm' ? 'rocm' : (ggmlBackendAbove(line) ?? 'cuda');
     return {
       signature: 'ggml-cuda-abort',
