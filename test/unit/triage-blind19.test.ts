@@ -153,3 +153,32 @@ describe("ggml's ROCm abort", () => {
     expect(root('RuntimeError: HIP error: out of memory\nCompile with `TORCH_USE_HIP_DSA` to enable device-side assertions.')).toMatchObject({ kind: 'catchable-oom', platform: 'rocm' });
   });
 });
+
+describe('native aborts, compiler and driver errors the tail pass reads', () => {
+  it("reads gdb's backtrace stopped in abort() as a native abort (old and new glibc frames)", () => {
+    const old = ['Thread 1 "python3" received signal SIGABRT, Aborted.', '#0  __GI_raise (sig=sig@entry=6) at ../sysdeps/unix/sysv/linux/raise.c:51', '#1  0x00007ffff7a24801 in __GI_abort () at abort.c:79', '#2  0x00007fffe8f1e957 in ?? () from /usr/lib/x86_64-linux-gnu/libstdc++.so.6'].join('\n');
+    expect(root(old)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+    const recent = ['#0  __pthread_kill_implementation (no_tid=0, signo=signo@entry=6, threadid=<optimized out>) at ./nptl/pthread_kill.c:44', '#1  0x00007ffff7c4527e in __GI_raise (sig=sig@entry=6) at ../sysdeps/posix/raise.c:26', '#2  0x00007ffff7c288ff in __GI_abort () at ./stdlib/abort.c:79', '#3  0x00007fffd3a8e1a4 in grpc_core::Crash(std::basic_string_view<char> const&) () from /opt/lib/libgrpc.so'].join('\n');
+    expect(root(recent)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+  });
+
+  it("reads Intel's GPU compiler failing a kernel build as a catchable not-oom on xpu", () => {
+    const log = ['error: Double type is not supported on this platform.', "in kernel: 'typeinfo name for reduce_kernel<double>'", 'error: backend compiler failed build.'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'xpu', catchable: true });
+  });
+
+  it('reads an ODBC or Db2 CLI diagnostic under an error as a catchable not-oom on the host', () => {
+    expect(root('Error: [Microsoft][ODBC Driver 18 for SQL Server]Login timeout expired (0) (SQLDriverConnect)')).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+    expect(root('[Error: [IBM][CLI Driver][DB2/NT64] SQL0204N  "ADMIN.ORDERS" is an undefined name.  SQLSTATE=42704')).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+  });
+
+  it("takes xla-tpu from libtpu's crash handler around a native crash", () => {
+    const log = [
+      'https://symbolize.stripped_domain/r/?trace=7f0a1b2c3d4e,7f0a1b2c3d00&map=',
+      '*** SIGABRT received by PID 5120 (TID 5188) on cpu 12 from PID 5120; stack trace: ***',
+      'PC: @     0x7f0a1b2c3d4e  (unknown)  raise',
+      'E0602 11:20:31.000100    5188 coredump_hook.cc:447] RAW: Remote crash data gathering hook invoked.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'xla-tpu', catchable: false });
+  });
+});

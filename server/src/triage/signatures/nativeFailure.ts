@@ -98,6 +98,24 @@ const NCCL_IBV = /\bNCCL WARN Call to (ibv_\w+) failed\b/;
  * read by gaudi.ts.
  */
 const SYNAPSE_ERROR = /\bsyn[A-Z]\w+\(.*\bfailed with synapse (?:error|status):? ?\d+|\bsynStatus ?[=:] ?\d+ \[/;
+/**
+ * gdb's backtrace of a process stopped in abort(): glibc's frames "#0  __GI_raise (sig=sig@entry=6) at
+ * ../sysdeps/unix/sysv/linux/raise.c:50", "#1  0x… in __GI_abort () at abort.c:79" (glibc 2.35+: "#0
+ * __pthread_kill_implementation (no_tid=0, signo=signo@entry=6, …) at ./nptl/pthread_kill.c:44"): a native abort.
+ */
+const GDB_ABORT_FRAME = /^\s*#\d+\s+(?:0x[0-9a-f]+ in )?(?:(?:__GI_)?raise \(sig=(?:sig@entry=)?6\)|(?:__GI_)?abort \(\)|__pthread_kill_implementation \(.*\bsigno=(?:signo@entry=)?6\b)/;
+/**
+ * Intel's GPU compiler (IGC) failing to build a kernel for the device, as the SYCL/OpenCL runtime prints its build log
+ * ("error: Double type is not supported on this platform.", then "error: backend compiler failed build."; SYCL raises
+ * PI_ERROR_BUILD_PROGRAM_FAILURE / UR_RESULT_ERROR_PROGRAM_BUILD_FAILURE as an exception): an Intel GPU, xpu.
+ */
+const IGC_BUILD_FAILURE = /\berror: backend compiler failed build\b|\berror: Double type is not supported on this platform\b/;
+/**
+ * An ODBC or Db2 CLI diagnostic under an error (SQLGetDiagRec's message text, "[vendor][component][data source] text":
+ * "[IBM][CLI Driver][DB2/LINUXX8664] SQL0437W …", "[Microsoft][ODBC Driver 18 for SQL Server]Login timeout expired",
+ * "[unixODBC][Driver Manager]Data source name not found"): the database driver's error, returned to the caller.
+ */
+const ODBC_DIAGNOSTIC = /\berror\b.*\[(?:IBM|Microsoft|unixODBC|Oracle|MySQL|PostgreSQL|Simba|Cloudera|Snowflake|Teradata)\]\[(?:CLI Driver|ODBC[^\]]*|Driver Manager|[^\]]*ODBC[^\]]*)\]/i;
 const NVIDIA_XID = /\bNVRM: Xid \(PCI:[\w:.]+\): \d+/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
@@ -202,6 +220,9 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   if (ARCH_UNSUPPORTED.test(text)) return { name: quote(text), platform: 'cuda', what: 'the PyTorch build: install one built for this GPU\'s compute capability (kernels will fail with "no kernel image is available")', catchable: true };
   if (NPU_CODE.test(text) && /error/i.test(text)) return { name: quote(text), platform: 'npu', what: 'the Ascend error code and the plog (ascend log) of the device' };
   if (AMDGPU_FAULT.test(text)) return { name: `the amdgpu driver reported a GPU fault (${quote(text.replace(/^.*?\bamdgpu \S+ /, ''))})`, platform: 'rocm', what: 'the faulting kernel (a page fault is an out-of-bounds or freed-memory access on the GPU; run with AMD_SERIALIZE_KERNEL=3 and HIP_LAUNCH_BLOCKING=1)' };
+  if (GDB_ABORT_FRAME.test(text)) return { name: `a native abort: gdb's backtrace stops in abort() (${quote(text)})`, what: 'the frames under abort() in the backtrace: the first one of the program or a library it loaded is where the abort was called (an uncaught C++ exception, a failed assertion)' };
+  if (IGC_BUILD_FAILURE.test(text)) return { name: `Intel's GPU compiler could not build a kernel for the device (${quote(text)})`, platform: 'xpu', what: 'the build log\'s first error (an op or type the GPU does not support, such as fp64 on Arc; set the extension\'s fp64 emulation or use another dtype)', catchable: true };
+  if (ODBC_DIAGNOSTIC.test(text)) return { name: `a database driver call failed (${quote(text)})`, platform: 'cpu', what: 'the driver\'s SQL code and state (a W code is a warning the driver or binding raised as an error)', catchable: true };
   if (AMDGPU_RESET.test(text)) return { name: `the amdgpu driver reset the GPU (${quote(text.replace(/^.*?\bamdgpu \S+ /, ''))})`, platform: 'rocm', what: 'why the GPU hung: the job timeout or page fault the kernel log shows before the reset (dmesg)' };
   if (ROCR_DEBUG_AGENT.test(text)) return { name: `ROCm's debug agent reported a GPU memory access fault (${quote(text)})`, platform: 'rocm', what: 'the faulting kernel and address the debug agent prints (an out-of-bounds or freed-memory access on the GPU, not memory running out)' };
   const triton = TRITON_OUT_OF_RESOURCES.exec(text);

@@ -75,7 +75,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // amdgpu's GPU reset and ROCm's debug agent; Triton's OutOfResources; c10d's store socket; NCCL's verbs calls; Synapse's status (nativeFailure).
   'GPU (?:reset|BACO|mode\\d)', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse (?:error|status)', 'synStatus',
   // The driver API's description of CUDA_ERROR_ILLEGAL_ADDRESS (ManagedCuda).
-  'load or store instruction on an invalid'];
+  'load or store instruction on an invalid',
+  // gdb's frames of abort(); Intel's GPU compiler's build log (an ODBC diagnostic is read through 'Error'/'error' lines: see nativeFailure).
+  'abort \\(\\)', 'raise \\(sig=', 'signo=(?:signo@entry=)?6', 'backend compiler failed build', 'Double type is not supported', '\\]\\[(?:CLI Driver|ODBC|Driver Manager)'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -228,7 +230,8 @@ export const otherFailure: Signature = {
     'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend', ': ', 'ERR', 'Java Virtual Machine', 'Program will exit', 'matching distribution',
     'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -',
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'maximum allowed buffer size', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
-    'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid'],
+    'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
+    'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
