@@ -182,3 +182,25 @@ describe('native aborts, compiler and driver errors the tail pass reads', () => 
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'xla-tpu', catchable: false });
   });
 });
+
+describe('reports that lost their first line or come from outside ML', () => {
+  it("reads PyTorch's shared-memory hint alone as a DataLoader worker's bus error, not an OOM", () => {
+    expect(root("  It is possible that dataloader's workers are out of shared memory. Please try to raise your shared memory limit.")).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
+  });
+
+  it("reads GameMaker's runner error report as a catchable not-oom", () => {
+    const log = [
+      '############################################################################################',
+      'ERROR in',
+      'action number 2',
+      'of Step Event0',
+      'for object obj_enemy:',
+      '',
+      'Variable obj_enemy.target_x(100012, -2147483648) not set before reading it.',
+      ' at gml_Object_obj_enemy_Step_0 (line 17) - move_towards_point(target_x, target_y, 2);',
+      '############################################################################################',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+    expect(root(log)?.summary).toContain('Variable obj_enemy.target_x');
+  });
+});

@@ -116,6 +116,13 @@ const IGC_BUILD_FAILURE = /\berror: backend compiler failed build\b|\berror: Dou
  * "[unixODBC][Driver Manager]Data source name not found"): the database driver's error, returned to the caller.
  */
 const ODBC_DIAGNOSTIC = /\berror\b.*\[(?:IBM|Microsoft|unixODBC|Oracle|MySQL|PostgreSQL|Simba|Cloudera|Snowflake|Teradata)\]\[(?:CLI Driver|ODBC[^\]]*|Driver Manager|[^\]]*ODBC[^\]]*)\]/i;
+/**
+ * PyTorch's hint after a DataLoader worker died of SIGBUS (torch/csrc/DataLoader.cpp _error_if_any_worker_fails appends it
+ * to "DataLoader worker (pid N) is killed by signal: Bus error." only for that signal): alone, when the line before it was
+ * lost, it still says a worker died of a bus error in shared memory (cpu.ts reads the whole message); the main process got
+ * a RuntimeError.
+ */
+const DATALOADER_SHM_HINT = /\bIt is possible that dataloader's workers are out of shared memory\b/;
 const NVIDIA_XID = /\bNVRM: Xid \(PCI:[\w:.]+\): \d+/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
@@ -220,6 +227,7 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   if (ARCH_UNSUPPORTED.test(text)) return { name: quote(text), platform: 'cuda', what: 'the PyTorch build: install one built for this GPU\'s compute capability (kernels will fail with "no kernel image is available")', catchable: true };
   if (NPU_CODE.test(text) && /error/i.test(text)) return { name: quote(text), platform: 'npu', what: 'the Ascend error code and the plog (ascend log) of the device' };
   if (AMDGPU_FAULT.test(text)) return { name: `the amdgpu driver reported a GPU fault (${quote(text.replace(/^.*?\bamdgpu \S+ /, ''))})`, platform: 'rocm', what: 'the faulting kernel (a page fault is an out-of-bounds or freed-memory access on the GPU; run with AMD_SERIALIZE_KERNEL=3 and HIP_LAUNCH_BLOCKING=1)' };
+  if (DATALOADER_SHM_HINT.test(text)) return { name: 'a DataLoader worker died of a bus error (PyTorch\'s hint: its workers are out of shared memory)', platform: 'cpu', what: 'the size of /dev/shm (Docker\'s 64 MB default: --shm-size or --ipc=host) or fewer DataLoader workers; a full tmpfs, not the process\'s memory', catchable: true };
   if (GDB_ABORT_FRAME.test(text)) return { name: `a native abort: gdb's backtrace stops in abort() (${quote(text)})`, what: 'the frames under abort() in the backtrace: the first one of the program or a library it loaded is where the abort was called (an uncaught C++ exception, a failed assertion)' };
   if (IGC_BUILD_FAILURE.test(text)) return { name: `Intel's GPU compiler could not build a kernel for the device (${quote(text)})`, platform: 'xpu', what: 'the build log\'s first error (an op or type the GPU does not support, such as fp64 on Arc; set the extension\'s fp64 emulation or use another dtype)', catchable: true };
   if (ODBC_DIAGNOSTIC.test(text)) return { name: `a database driver call failed (${quote(text)})`, platform: 'cpu', what: 'the driver\'s SQL code and state (a W code is a warning the driver or binding raised as an error)', catchable: true };

@@ -77,7 +77,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // The driver API's description of CUDA_ERROR_ILLEGAL_ADDRESS (ManagedCuda).
   'load or store instruction on an invalid',
   // gdb's frames of abort(); Intel's GPU compiler's build log (an ODBC diagnostic is read through 'Error'/'error' lines: see nativeFailure).
-  'abort \\(\\)', 'raise \\(sig=', 'signo=(?:signo@entry=)?6', 'backend compiler failed build', 'Double type is not supported', '\\]\\[(?:CLI Driver|ODBC|Driver Manager)'];
+  'abort \\(\\)', 'raise \\(sig=', 'signo=(?:signo@entry=)?6', 'backend compiler failed build', 'Double type is not supported', '\\]\\[(?:CLI Driver|ODBC|Driver Manager)',
+  // PyTorch's shared-memory hint after a DataLoader worker's bus error; GameMaker's runner error report.
+  'workers are out of shared memory', 'ERROR in\\s*\\n\\s*action number'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
@@ -231,7 +233,7 @@ export const otherFailure: Signature = {
     'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -',
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'maximum allowed buffer size', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
     'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
-    'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]'],
+    'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
@@ -269,6 +271,17 @@ export const otherFailure: Signature = {
     if (/xla_util\.cc:\d+\] .*\bReportComputationError\(/.test(text)) {
       const f = base(line, 2, "torch_xla's XLA computation failed (xla::util::ReportComputationError)", true, [lookAtFailure('the status printed above the stack trace (its code and message)')]);
       return { ...f, platform: /CUDA|\bGPU\b/.test(text) ? 'cuda' : 'xla-tpu' };
+    }
+    // GameMaker's runner reporting an unhandled error in an event (its error box and console: "ERROR in", "action number 1",
+    // "of Create Event", "for object obj_player:", then the message and "at gml_Object_… (line N)"); GML's try/catch can catch it.
+    if (/^\s*ERROR in\s*$/.test(text) && /^\s*action number \d+\s*$/.test(line.next(1) ?? '')) {
+      let message: string | undefined;
+      for (let k = 2; k <= 8 && message === undefined; k++) {
+        const next = (line.next(k) ?? '').trim();
+        if (next !== '' && !/^(?:of .+ Event\d*|for object \S+:)$/.test(next)) message = next;
+      }
+      const f = base(line, 2, `GameMaker's runner stopped on an error in an event${message ? ` (${quote(message)})` : ''}`, true, [lookAtFailure('the GML line the report names ("at gml_Object_… (line N)")')]);
+      return { ...f, platform: 'cpu' };
     }
     if (/Fatal Python error/.test(text)) return base(line, 2, quote(text), false, [lookAtFailure('the fatal error and the thread stacks printed under it')]);
     const ex = EXCEPTION_LINE.exec(text) ?? IPYTHON_HEADER.exec(text);
