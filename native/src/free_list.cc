@@ -1,5 +1,6 @@
 #include "free_list.h"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -41,8 +42,20 @@ size_t FreeList::chunkFor(Key k, uint32_t id) const {
   return firstNotBefore(lastKeys_.data(), lastIds_.data(), chunks_.size(), k, id);
 }
 
+// Within a chunk, counting beats bisecting: the slots before k are counted among the 8 groups'
+// last slots, then among the 8 slots of the group k falls in. The 16 comparisons are independent
+// of each other, where a binary search's 6 steps each wait for the previous step's load.
 uint32_t FreeList::indexIn(const Chunk& c, Key k, uint32_t id) {
-  return static_cast<uint32_t>(firstNotBefore(c.keys, c.ids, c.count, k, id));
+  uint32_t group = 0;
+  for (uint32_t g = 0; g < kGroup; ++g) group += c.keys[g * kGroup + kGroup - 1] < k;
+  uint32_t at = group * kGroup;
+  if (group < kGroup) {
+    uint32_t before = 0;
+    for (uint32_t i = 0; i < kGroup; ++i) before += c.keys[at + i] < k;
+    at += before;
+  }
+  while (at < c.count && c.keys[at] == k && c.ids[at] < id) ++at;
+  return at;
 }
 
 FreeList::Position FreeList::lowerBound(uint64_t size, uint64_t ptr, uint32_t id) const {
@@ -60,6 +73,8 @@ void FreeList::splitChunk(size_t chunk) {
   upper->count = full.count - keep;
   std::memcpy(upper->keys, full.keys + keep, upper->count * sizeof(Key));
   std::memcpy(upper->ids, full.ids + keep, upper->count * sizeof(uint32_t));
+  std::fill(upper->keys + upper->count, upper->keys + kChunkEntries, kPastEnd);
+  std::fill(full.keys + keep, full.keys + kChunkEntries, kPastEnd);
   full.count = keep;
   chunks_.insert(chunks_.begin() + static_cast<std::ptrdiff_t>(chunk) + 1, std::move(upper));
   lastKeys_.insert(lastKeys_.begin() + static_cast<std::ptrdiff_t>(chunk), full.keys[keep - 1]);
@@ -133,6 +148,7 @@ void FreeList::eraseAt(Position p) {
   const uint32_t at = p.index;
   --c.count;
   c.move(at + 1, at, c.count - at);
+  c.keys[c.count] = kPastEnd;
   const auto chunk = static_cast<std::ptrdiff_t>(p.chunk);
   if (c.count == 0) {
     spare_ = std::move(chunks_[p.chunk]);

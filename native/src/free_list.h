@@ -48,7 +48,15 @@ class FreeList {
  private:
   using Key = unsigned __int128;
   static constexpr uint32_t kChunkEntries = 64;
+  // Slots past `count` hold kPastEnd, which no entry's key reaches (sizes stay below 2^46), so a
+  // search can compare every slot of a chunk without knowing where its entries end.
+  static constexpr Key kPastEnd = ~Key{0};
+  static constexpr uint32_t kGroup = 8;  // A chunk is searched as 8 groups of 8 slots.
+  static_assert(kChunkEntries == kGroup * kGroup, "a chunk is searched as kGroup groups of kGroup slots");
   struct Chunk {
+    Chunk() {
+      for (Key& k : keys) k = kPastEnd;
+    }
     uint32_t count = 0;
     Key keys[kChunkEntries];
     uint32_t ids[kChunkEntries];
