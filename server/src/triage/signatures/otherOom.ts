@@ -67,9 +67,7 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // Level Zero's own names (the oneAPI Level Zero spec, ze_api.h): its status type ze_result_t, a ZE_RESULT_ code, a ze*/zes* API call.
   // PyTorch's XPU wheels' version suffix ("2.6.0+xpu", collect_env's "PyTorch version:"), Intel's discrete GPUs by name (sycl-ls, clinfo: "Intel(R) Arc(TM) A770 Graphics", "Intel(R) Data Center GPU Max 1550").
   ['xpu', /\bXPU\b|\d\+xpu\b|\bIntel\(R\) (?:Arc\(TM\)|Data Center GPU)|Level.?Zero|\bSYCL\b|oneAPI|\bglobal id: \[\d+,\d+,\d+\], local id: \[|\bze_result_t\b|\bZE_RESULT_[A-Z_]+|\bzes?(?:Init|Driver|Device|Context|CommandList|CommandQueue|Mem|Module|Kernel|Event|Fence)\w*\(/],
-  // libtpu's crash handler (Google's internal one, linked into libtpu.so): its symbolizer link "https://symbolize.stripped_domain/r/?trace=…"
-  // and "coredump_hook.cc:292] RAW: Remote crash data gathering hook invoked." around a TPU host's SIGSEGV/SIGABRT report.
-  ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*|\bsymbolize\.stripped_domain\/r\/\?trace=|\bcoredump_hook\.cc:\d+\] RAW: Remote crash data gathering hook/],
+  ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*/],
   // MPSGraph's op locations ("loc(\"mps_subtract\"…MPSGraphUtilities.mm"), PyTorch's aten/src/ATen/native/mps sources;
   // PyTorch MPS's Placeholder check ("Placeholder buffer size (N) is not large enough to contain the Tensor storage of size M",
   // native/mps/OperationUtils.mm; pytorch#77886, #78042) and MPSCore's "[MPSNDArray, initWithBuffer:…] Error: buffer is not large enough".
