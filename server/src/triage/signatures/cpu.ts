@@ -174,6 +174,21 @@ const COLAB_RAM = /\bYour session crashed after using all available RAM\b/;
 const SLURM_OOM_EVENTS = /\bDetected [1-9]\d* oom[-_]kill event/;
 /** The kernel OOM killer's own stack frames (mm/oom_kill.c: dump_header's dump_stack, printed only when it runs). */
 const KERNEL_OOM_FRAME = /\b(?:oom_kill_process|out_of_memory|pagefault_out_of_memory|mem_cgroup_out_of_memory)\+0x[0-9a-f]+\/0x[0-9a-f]+/;
+/**
+ * The userspace OOM killers and the tools that report a cgroup OOM kill, each in its own words:
+ * - systemd-oomd (src/oom/oomd-util.c oomd_cgroup_kill / oomd_dump_*): "Considered N cgroups for killing, top
+ *   candidates were:" above the candidates it weighed, "Killed <cgroup> due to memory pressure for <cgroup> being
+ *   P% > L% for > 20s with reclaim activity", "… due to memory used (N) / total (M) and swap used …", newer releases'
+ *   "Marked <cgroup> for killing due to …", and systemd's unit note "<unit>: systemd-oomd killed N process(es) in this unit.";
+ * - oomd (facebookincubator/oomd, its kill plugins' logs "[…/plugins/KillMemoryGrowth-inl.h:168] Picked "<cgroup>"
+ *   (2040MB) based on …", "[…/plugins/BaseKillPlugin.cpp:141] Killed N: pid(comm) …", "… Trying to kill <cgroup>");
+ * - isolate (the IOI sandbox) in its meta file, "cg-oom-killed:1" (isolate(1): the program was killed by the OOM
+ *   killer inside its control group);
+ * - bcc's and bpftrace's oomkill tools (tools/oomkill.py, oomkill.bt): "<time> Triggered by PID N ("comm"), [CGROUP N
+ *   ("path"), ]OOM kill of PID N ("comm"), P pages, loadavg: …", printed from a probe on oom_kill_process().
+ * The sizes they print are a cgroup's or a page count, not the killed process's request: no numbers are taken.
+ */
+const USERSPACE_OOM_KILL = /\bConsidered \d+ cgroups for killing, top candidates were:|\b(?:Killed|Marked) \S+ (?:for killing )?due to (?:memory pressure for|memory used \(|swap used \()|\bsystemd-oomd killed \d+ process\(es\) in this unit\b|\/plugins\/(?:BaseKillPlugin|Kill\w+)[\w.-]*:\d+\] (?:Picked "|Killed \d+: |Trying to kill \S)|^\s*cg-oom-killed:[1-9]\s*$|\bTriggered by PID \d+ \(.*\bOOM kill of PID \d+ \(/;
 
 /**
  * Host kills with no word the hot scan anchors on, read by the tail pass: the kernel OOM killer's task
@@ -187,7 +202,7 @@ const KERNEL_OOM_FRAME = /\b(?:oom_kill_process|out_of_memory|pagefault_out_of_m
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'container oom ', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM'],
+  needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM'],
   match(line) {
     const gcc = GCC_KILLED.exec(line.content);
     const exit137 = !gcc && (EXIT_137.test(line.content) || DOCKER_EXEC_137.test(line.content));
@@ -210,6 +225,18 @@ export const tailHostKill: Signature = {
             : 'These frames (oom_kill_process, out_of_memory) are printed only while the kernel OOM killer runs; the lines naming the victim are not in this excerpt. ';
       const horovod = exit137 ? HOROVOD_EXIT.exec(line.content) : null;
       return { ...hostKill(line, summary, {}, horovod ? Number(horovod[1]) : undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
+    }
+    const userspace = USERSPACE_OOM_KILL.exec(line.content);
+    if (userspace) {
+      const who = /cg-oom-killed/.test(userspace[0])
+        ? 'isolate\'s meta file: the sandboxed program was killed by the OOM killer in its memory cgroup'
+        : /Triggered by PID/.test(userspace[0])
+          ? 'the oomkill tracer saw the kernel OOM killer kill a process'
+          : /\/plugins\//.test(userspace[0])
+            ? 'oomd (the userspace OOM killer) picked a cgroup to kill'
+            : 'systemd-oomd picked a cgroup to kill under memory pressure or swap use';
+      const why = 'A userspace OOM killer (systemd-oomd, oomd) or a tool watching the kernel\'s (isolate, oomkill) reports that a process or cgroup was killed, or chosen to be killed, for memory. ';
+      return { ...hostKill(line, `Host OOM: ${who}`, {}, undefined, why + 'The killed processes got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
     }
     if (COLAB_RAM.test(line.content)) {
       const summary = 'Host OOM: the Colab runtime crashed after using all available RAM';

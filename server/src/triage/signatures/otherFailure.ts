@@ -79,7 +79,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // gdb's frames of abort(); Intel's GPU compiler's build log (an ODBC diagnostic is read through 'Error'/'error' lines: see nativeFailure).
   'abort \\(\\)', 'raise \\(sig=', 'signo=(?:signo@entry=)?6', 'backend compiler failed build', 'Double type is not supported', '\\]\\[(?:CLI Driver|ODBC|Driver Manager)',
   // PyTorch's shared-memory hint after a DataLoader worker's bus error; GameMaker's runner error report.
-  'workers are out of shared memory', 'ERROR in\\s*\\n\\s*action number'];
+  'workers are out of shared memory', 'ERROR in\\s*\\n\\s*action number',
+  // Userspace OOM killers and cgroup OOM reports: systemd-oomd, oomd's kill plugins, isolate's meta file, the oomkill tracers (cpu.ts tailHostKill).
+  'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;

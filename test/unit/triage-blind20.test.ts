@@ -1,0 +1,45 @@
+// The message classes blind batch 20 showed the engine did not know: the userspace OOM killers (systemd-oomd, oomd)
+// and the tools that report a cgroup OOM kill (isolate's meta file, the oomkill tracers). Each test is a variant
+// written for the class (other numbers, names and paths), not a corpus log.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const all = (text: string) => triageText(text, 'log').verdicts;
+const root = (text: string) => all(text)[0];
+
+describe('userspace OOM killers and cgroup OOM reports', () => {
+  it('reads systemd-oomd choosing or killing a cgroup as a host OOM', () => {
+    const candidates = [
+      'Feb 11 09:14:02 ws systemd-oomd[611]: Considered 18 cgroups for killing, top candidates were:',
+      'Feb 11 09:14:02 ws systemd-oomd[611]:         Path: /user.slice/user-1001.slice/user@1001.service/app.slice/app-code-4120.scope',
+      'Feb 11 09:14:02 ws systemd-oomd[611]:                 Memory Pressure Limit: 0.00%',
+      'Feb 11 09:14:02 ws systemd-oomd[611]:                 Current Memory Usage: 11.2G',
+    ].join('\n');
+    expect(root(candidates)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    expect(root('systemd-oomd[702]: Killed /user.slice/user-1000.slice/user@1000.service/app.slice/jupyter.service due to memory pressure for /user.slice/user-1000.slice/user@1000.service being 71.02% > 50.00% for > 20s with reclaim activity')).toMatchObject({ kind: 'host-oom' });
+    expect(root('systemd-oomd[702]: Marked /system.slice/trainer.service for killing due to memory used (15820009472) / total (16411234304) and swap used (8100012032) / total (8589930496) being more than 90.00%')).toMatchObject({ kind: 'host-oom' });
+    expect(root('Jan 02 10:00:01 box systemd[1402]: app-python-77.scope: systemd-oomd killed 12 process(es) in this unit.')).toMatchObject({ kind: 'host-oom' });
+  });
+
+  it("reads oomd's kill plugins picking and killing a cgroup as a host OOM", () => {
+    const log = [
+      'oomd[512]: [../src/oomd/engine/Ruleset.cpp:211] Running Detector=pressure_above',
+      'oomd[512]: [../src/oomd/plugins/KillSwapUsage-inl.h:95] Picked "system.slice/batch.service" (3112MB) based on swap usage at 71.3%',
+      'oomd[512]: [../src/oomd/plugins/BaseKillPlugin.cpp:141] Killed 3: 9001(python3) 9002(python3) 9040(sh)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    expect(root(log)?.requestedBytes).toBeUndefined();
+  });
+
+  it("reads isolate's meta file reporting the cgroup OOM killer", () => {
+    const meta = ['time:0.412', 'time-wall:0.450', 'max-rss:262144', 'cg-mem:262144', 'cg-oom-killed:1', 'exitsig:9', 'status:SG', 'message:Caught fatal signal 9'].join('\n');
+    expect(root(meta)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    // The key with 0 is not a kill.
+    expect(root('cg-oom-killed:0')?.kind).not.toBe('host-oom');
+  });
+
+  it("reads the bcc and bpftrace oomkill tools' line as a host OOM", () => {
+    expect(root('09:02:11 Triggered by PID 3310 ("java"), OOM kill of PID 2871 ("python3"), 4096000 pages, loadavg: 3.12 2.40 1.10 5/812 3311')).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
+    expect(root('21:10:45 Triggered by PID 55 ("stress-ng"), CGROUP 9012 ("unified:/limited"), OOM kill of PID 55 ("stress-ng"), 262144 pages, loadavg: 0.10 0.08 0.02 2/301 60')?.requestedBytes).toBeUndefined();
+  });
+});
