@@ -1,5 +1,6 @@
 // The message classes blind batch 20 showed the engine did not know: the userspace OOM killers (systemd-oomd, oomd)
-// and the tools that report a cgroup OOM kill (isolate's meta file, the oomkill tracers). Each test is a variant
+// and the tools that report a cgroup OOM kill (isolate's meta file, the oomkill tracers); TPU named inside the
+// identifiers of the stacks that drive it. Each test is a variant
 // written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -41,5 +42,21 @@ describe('userspace OOM killers and cgroup OOM reports', () => {
   it("reads the bcc and bpftrace oomkill tools' line as a host OOM", () => {
     expect(root('09:02:11 Triggered by PID 3310 ("java"), OOM kill of PID 2871 ("python3"), 4096000 pages, loadavg: 3.12 2.40 1.10 5/812 3311')).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
     expect(root('21:10:45 Triggered by PID 55 ("stress-ng"), CGROUP 9012 ("unified:/limited"), OOM kill of PID 55 ("stress-ng"), 262144 pages, loadavg: 0.10 0.08 0.02 2/301 60')?.requestedBytes).toBeUndefined();
+  });
+});
+
+describe('platform words', () => {
+  it('takes xla-tpu from TPU inside an identifier (TpuPlatform, TPU_SYSTEM, TPUExecutor, tpu_version, libtpu, xrt_*)', () => {
+    expect(root(['F0412 08:01:22.100000 4410 statusor.cc:33] Attempting to fetch value instead of handling error NOT_FOUND: TpuPlatform could not be loaded.', 'Aborted (core dumped)'].join('\n'))).toMatchObject({ kind: 'not-oom', platform: 'xla-tpu' });
+    expect(root("tensorflow.python.framework.errors_impl.NotFoundError: No registered kernels for '/job:worker/replica:0/task:0/device:TPU_SYSTEM:0' [Op:ConfigureDistributedTPU]")).toMatchObject({ kind: 'not-oom', platform: 'xla-tpu' });
+    expect(root('AttributeError: type object TPUModelRunner has no attribute execute_model_async')).toMatchObject({ platform: 'xla-tpu' });
+    expect(root('ValueError: unknown tpu_type=v6e-256 for this slice')).toMatchObject({ platform: 'xla-tpu' });
+    expect(root(['I0101 00:00:00.1 77 pjrt_api.cc:79] PJRT_Api is set for device type tpu', 'F0101 00:00:01.2 77 shape_util.cc:512] Check failed: index < ShapeSize(shape)'].join('\n'))).toMatchObject({ platform: 'xla-tpu' });
+    expect(root('RuntimeError: /src/xla_client/xrt_local_service.cc:57 : Check failed: server_ != nullptr')).toMatchObject({ platform: 'xla-tpu' });
+  });
+
+  it('does not take xla-tpu from tpu inside a word', () => {
+    expect(root('ValueError: output_shape and input_tpus_hint differ')?.platform).toBe('cpu');
+    expect(root('KeyError: outputs')?.platform).toBe('cpu');
   });
 });

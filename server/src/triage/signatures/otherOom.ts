@@ -67,7 +67,10 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // Level Zero's own names (the oneAPI Level Zero spec, ze_api.h): its status type ze_result_t, a ZE_RESULT_ code, a ze*/zes* API call.
   // PyTorch's XPU wheels' version suffix ("2.6.0+xpu", collect_env's "PyTorch version:"), Intel's discrete GPUs by name (sycl-ls, clinfo: "Intel(R) Arc(TM) A770 Graphics", "Intel(R) Data Center GPU Max 1550").
   ['xpu', /\bXPU\b|\d\+xpu\b|\bIntel\(R\) (?:Arc\(TM\)|Data Center GPU)|Level.?Zero|\bSYCL\b|oneAPI|\bglobal id: \[\d+,\d+,\d+\], local id: \[|\bze_result_t\b|\bZE_RESULT_[A-Z_]+|\bzes?(?:Init|Driver|Device|Context|CommandList|CommandQueue|Mem|Module|Kernel|Event|Fence)\w*\(/],
-  ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*/],
+  // TPU inside the identifiers of the stacks that drive it: TensorFlow's and StreamExecutor's TpuPlatform, TPU_SYSTEM
+  // device and TPUClusterResolver/TPUStrategy, vLLM's TPUExecutor, JAX's tpu_version and COLAB_TPU_ADDR, PJRT's
+  // "device type tpu", libtpu's library, XRT's sources (xrt_computation_client.cc); not inside a word ("output").
+  ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*|(?<![A-Za-z])(?:TPU|Tpu|tpu)(?![a-z])|\blibtpu\b|\bxrt_\w+/],
   // MPSGraph's op locations ("loc(\"mps_subtract\"…MPSGraphUtilities.mm"), PyTorch's aten/src/ATen/native/mps sources;
   // PyTorch MPS's Placeholder check ("Placeholder buffer size (N) is not large enough to contain the Tensor storage of size M",
   // native/mps/OperationUtils.mm; pytorch#77886, #78042) and MPSCore's "[MPSNDArray, initWithBuffer:…] Error: buffer is not large enough".
