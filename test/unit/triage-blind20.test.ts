@@ -1,6 +1,7 @@
 // The message classes blind batch 20 showed the engine did not know: the userspace OOM killers (systemd-oomd, oomd)
 // and the tools that report a cgroup OOM kill (isolate's meta file, the oomkill tracers); TPU named inside the
-// identifiers of the stacks that drive it. Each test is a variant
+// identifiers of the stacks that drive it; a program's CUDA check printing the runtime's non-memory status string, and
+// the gpuAssert idiom. Each test is a variant
 // written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -58,5 +59,25 @@ describe('platform words', () => {
   it('does not take xla-tpu from tpu inside a word', () => {
     expect(root('ValueError: output_shape and input_tpus_hint differ')?.platform).toBe('cpu');
     expect(root('KeyError: outputs')?.platform).toBe('cpu');
+  });
+});
+
+describe("CUDA status strings in a program's own check", () => {
+  it('reads a CUDA check with a non-memory status string as a not-oom on CUDA, catchable when the error was returned', () => {
+    expect(root('[E 2023-04-01 10:00:00][vmm_pool.cc:212] cuMemCreate failed: operation not supported')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: true });
+    expect(root('render: cuda error: invalid configuration argument')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: true });
+    // Thrown into std::terminate (what()), or followed by an abort, nothing caught it.
+    expect(root("  what():  [TRT][ERROR] CUDA runtime error: invalid device ordinal /src/plugin/common.h:88")).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root(['Cuda failure: invalid resource handle at line 42 in file voxelize.cpp error status: 400', 'Aborted (core dumped)'].join('\n'))).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    // The CUDA samples' and ggml's CUDA_CHECK exits after it prints.
+    expect(root('CUDA error 1 at /src/ggml-cuda.cu:1201: invalid argument')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    // An EINVAL from the OS is not CUDA's.
+    expect(root('OSError: [Errno 22] Invalid argument: \'/data/x\'')?.platform).toBe('cpu');
+  });
+
+  it("reads the gpuAssert idiom: its out-of-memory status as CUDA's runtime-abort, any other as a not-oom", () => {
+    expect(root('GPUassert: out of memory src/ops/voxel_pool.cu 57')).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false });
+    expect(root('GPUassert: an illegal memory access was encountered kernels/scan.cu 311')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root('GPUassert: too many resources requested for launch /home/u/nms.cu 140')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
   });
 });

@@ -138,6 +138,25 @@ const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInte
  */
 const CUDA_ERROR_STRING = /no kernel image is available for execution (?:on )?(?:the|this) device|the device encountered a load or store instruction on an invalid memory address|unspecified launch failure|the provided PTX was compiled with an unsupported toolchain|all CUDA-capable devices are busy or unavailable|CUDA driver version is insufficient for CUDA runtime version|no CUDA-capable device is detected|an illegal instruction was encountered|the launch timed out and was terminated|too many resources requested for launch|device kernel image is invalid|forward compatibility was attempted on non supported HW/;
 /**
+ * A program's own CUDA check printing the runtime's or driver's status string for a failure other than memory
+ * (cudaGetErrorString/cuGetErrorString: cudaErrorInvalidValue and CUDA_ERROR_INVALID_VALUE are "invalid argument",
+ * cudaErrorNotSupported/CUDA_ERROR_NOT_SUPPORTED "operation not supported", cudaErrorInvalidConfiguration "invalid
+ * configuration argument", …) after its own words for a CUDA error: FasterTransformer's check ("[FT][ERROR] CUDA runtime
+ * error: operation not supported …/allocator.h:160"), TensorRT's samples' CHECK ("Cuda failure: invalid argument", then
+ * abort()), a driver call's wrapper ("cuMemAddressReserve failed: operation not supported"), a lower-case "cuda error:
+ * invalid argument". A virtual-memory or pool API the device or vGPU does not support fails this way inside an
+ * allocator: not memory running out.
+ */
+const CUDA_STATUS_STRING = String.raw`(operation not supported|invalid argument|invalid configuration argument|invalid device ordinal|invalid resource handle|invalid device pointer|invalid device context|misaligned address|initialization error|operation not permitted when stream is capturing|peer access is not supported between these two devices)`;
+const CUDA_STATUS_ERROR = new RegExp(String.raw`(?:\b(?:CUDA|Cuda|cuda)(?: runtime| driver)? (?:error|failure)|\bcu(?:da)?[A-Z]\w*(?:\(\))? failed)\b[^\n]*?\b` + CUDA_STATUS_STRING + String.raw`\b`);
+/**
+ * The gpuAssert idiom of CUDA code (the gpuErrchk macro widely copied from a Stack Overflow answer, in many projects'
+ * CUDA extensions: fprintf(stderr, "GPUassert: %s %s %d\n", cudaGetErrorString(code), file, line); then exit(code)):
+ * the process exits on any error; an out-of-memory status is read by otherOom.ts as its runtime-abort.
+ */
+export const GPU_ASSERT = /\bGPU ?assert: (.+?) (\S+) (\d+)\s*$/i;
+
+/**
  * NVIDIA's tools and driver saying the GPU or a GPU tool failed: nvidia-smi/NVML ("Unable to determine the
  * device handle for GPU0000:62:00.0: Unknown Error", "Failed to initialize NVML: Driver/library version
  * mismatch", "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver"), NVRTC's
@@ -197,7 +216,8 @@ const SQLITE_CANTOPEN = /\bunable to open database file\b/;
 const ELASTIC_SIGNAL = /\bSignalException: Process \d+ got signal: (?:Signals\.)?(\w+)/;
 const DRIVER_PROBE = /\bprobe (?:of \S+|with driver \S+) failed with error -\d+/;
 
-export function nativeFailure(text: string): { name: string; platform?: Platform; fallbackPlatform?: Platform; what: string; catchable?: boolean; device?: number } | undefined {
+/** A native failure: its name, the platform it implies, and whether the process could catch it (abortsAfter: unless an abort follows it). */
+export function nativeFailure(text: string): { name: string; platform?: Platform; fallbackPlatform?: Platform; what: string; catchable?: boolean; abortsAfter?: boolean; device?: number } | undefined {
   // Before the out-of-memory words are set aside: SQLite may print them beside code 14.
   if (SQLITE_CANTOPEN.test(text)) return { name: `SQLite could not open the database file (SQLITE_CANTOPEN; ${quote(text)})`, what: 'the database path: its directory must exist and be writable (a missing or wrong path, permissions); the words "out of memory" SQLite may print with code 14 are not memory', catchable: true };
   // Before the warnings are set aside: NCCL logs its failed calls at WARN level (and errno's "Cannot allocate memory" is ibv's, not the process's).
@@ -219,6 +239,20 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
       ...(device && { device: Number(device[1]) }),
     };
   }
+  const cudaStatus = CUDA_STATUS_ERROR.exec(text);
+  if (cudaStatus) {
+    return {
+      name: `a CUDA call failed: ${cudaStatus[1]} (${quote(text)})`,
+      platform: 'cuda',
+      what: /not supported/.test(cudaStatus[1]!) ? 'the CUDA call the check names: the device, driver or vGPU profile does not support it (virtual memory management and memory pools are not available on every GPU); not memory running out' : 'the CUDA call the check names and the arguments it was given (a launch configuration or value out of range); not memory running out',
+      // The call returned the error, unless it was thrown out of a C++ function into std::terminate (what()), a glog FATAL/CHECK,
+      // or the CUDA_CHECK macro of the CUDA samples and ggml ("CUDA error 1 at ggml-cuda.cu:8949: invalid argument"), which exits.
+      catchable: !/^\s*what\(\):|^\s*F\d{4} |\bFATAL\b|Check failed|\berror \d+ at \S+:\d+: /.test(text),
+      abortsAfter: true,
+    };
+  }
+  const gpuAssert = GPU_ASSERT.exec(text);
+  if (gpuAssert) return { name: `a CUDA call failed: ${gpuAssert[1]} (gpuAssert in ${gpuAssert[2]}:${gpuAssert[3]})`, platform: 'cuda', what: 'the CUDA call at the file and line gpuAssert names (the process exits on it)', catchable: false };
   if (NVIDIA_TOOL.test(text)) {
     const nvrtc = /\bnvrtc\b|NVRTC_/i.test(text);
     return { name: quote(text), platform: 'cuda', what: nvrtc ? 'the NVRTC compile error (an architecture or option the installed CUDA toolkit does not support)' : 'the NVIDIA driver (nvidia-smi, dmesg): the GPU or the driver failed, not the program', catchable: nvrtc };

@@ -81,6 +81,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // PyTorch's shared-memory hint after a DataLoader worker's bus error; GameMaker's runner error report.
   'workers are out of shared memory', 'ERROR in\\s*\\n\\s*action number',
   // Userspace OOM killers and cgroup OOM reports: systemd-oomd, oomd's kill plugins, isolate's meta file, the oomkill tracers (cpu.ts tailHostKill).
+  // A program's CUDA check with the runtime's status string ('cuda error: …', 'Cuda failure: …', 'cuXxx failed: …'); the gpuAssert idiom (nativeFailure).
+  '[Cc]uda (?:error|failure)', 'CUDA runtime error', '\\bcu(?:da)?[A-Z]\\w*(?:\\(\\))? failed', 'GPU ?assert: ',
   'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
@@ -339,6 +341,10 @@ export const otherFailure: Signature = {
     }
     if (native) {
       const f = base(line, 2, native.name, native.catchable ?? false, [lookAtFailure(native.what)]);
+      // A check that returned the error may still abort the process on the next lines ("Aborted", "core dumped").
+      if (native.abortsAfter && f.catchable) {
+        for (let k = 1; k <= 3; k++) if (/\bAborted\b|core dumped|terminate called|SIGABRT/.test(line.next(k) ?? '')) f.catchable = false;
+      }
       if (native.platform) f.platform = native.platform;
       // NCCL's messages name no platform; the lines around them may say RCCL/ROCm, else it is CUDA's.
       else if (native.fallbackPlatform && f.platform === 'cpu') f.platform = native.fallbackPlatform;

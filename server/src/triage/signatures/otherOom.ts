@@ -19,6 +19,7 @@ import { hostMemory, shrinkPeak } from '../fixes';
 import { ipythonFrames } from '../frames';
 import { SIZE, toBytes } from '../sizes';
 import { joinNext } from './lineContext';
+import { GPU_ASSERT } from './nativeFailure';
 import type { Finding, LineView, Signature } from './types';
 
 /** "failed to allocate memory", "Failed to allocate device memory", "Failed to allocate 16.00 GB GPU memory" (the size may come first). */
@@ -127,8 +128,10 @@ export const otherOom: Signature = {
     const continued = /^\s*(?:out of memory|not enough memory|insufficient memory)\W*$/i.test(text) && /(?:Error|Exception|error|exception):\s*$/.test(line.previous(1) ?? '');
     const stated = STATED_FAILURE.exec(text);
     const hedge = NOT_A_FAILURE.exec(text);
-    if ((!FAILURE_WORDS.test(text) && !luaError && !continued) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
-    let aborts = ABORTS_HERE.test(text);
+    // The gpuAssert idiom ("GPUassert: out of memory file.cu 103", then exit(code)): a failure that ends the process.
+    const gpuAssert = GPU_ASSERT.test(text);
+    if ((!FAILURE_WORDS.test(text) && !luaError && !continued && !gpuAssert) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
+    let aborts = ABORTS_HERE.test(text) || gpuAssert;
     for (let k = 1; k <= 4 && !aborts; k++) if (ABORTS_AFTER.test(line.next(k) ?? '')) aborts = true;
     const numbers: Finding['numbers'] = {};
     const req = REQUEST.exec(text);
@@ -144,7 +147,9 @@ export const otherOom: Signature = {
     const available = AVAILABLE.exec(text);
     const free = available ? toBytes(available[1]!, available[2]!) : undefined;
     if (free !== undefined && numbers.freeBytes === undefined) numbers.freeBytes = free;
-    const platform = platformNear(line);
+    let platform = platformNear(line);
+    // gpuAssert prints cudaGetErrorString's words: CUDA's, unless the lines around it name another platform (a HIP port).
+    if (gpuAssert && platform === 'cpu') platform = 'cuda';
     // ROCm CLR logs the failed steps of one allocation (memory.cpp "Video memory allocation failed!", rocdevice.cpp) before hip_memory.cpp's summary with the sizes.
     for (let k = 0; k <= 12 && platform === 'rocm' && numbers.requestedBytes === undefined; k++) {
       const clr = CLR_ALLOC_FAILED.exec(k === 0 ? text : (line.next(k) ?? ''));
