@@ -1,7 +1,7 @@
 // The message classes blind batch 20 showed the engine did not know: the userspace OOM killers (systemd-oomd, oomd)
 // and the tools that report a cgroup OOM kill (isolate's meta file, the oomkill tracers); TPU named inside the
 // identifiers of the stacks that drive it; a program's CUDA check printing the runtime's non-memory status string, and
-// the gpuAssert idiom. Each test is a variant
+// the gpuAssert idiom; Metal's failed assertion pasted with a straight quote; the kernel's UBSAN report. Each test is a variant
 // written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
 import { triageText } from '../../server/src/triage/index';
@@ -79,5 +79,27 @@ describe("CUDA status strings in a program's own check", () => {
     expect(root('GPUassert: out of memory src/ops/voxel_pool.cu 57')).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false });
     expect(root('GPUassert: an illegal memory access was encountered kernels/scan.cu 311')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
     expect(root('GPUassert: too many resources requested for launch /home/u/nms.cu 140')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+  });
+});
+
+describe('native reports the tail pass reads', () => {
+  it("reads Metal's failed assertion pasted with a straight quote for its backtick like the backtick form", () => {
+    const log = "/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShaders/MPSCore/Types/MPSNDArray.mm:682: failed assertion '[MPSNDArray initWithDevice:descriptor:isTextureBacked:] Error: NDArray dimension length > INT_MAX'";
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'mps', catchable: false });
+    expect(root("-[MTLDebugDevice newBufferWithLength:options:]:670: failed assertion 'Buffer Validation Failed to allocate private MTLBuffer for size 8589934592'")).toMatchObject({ kind: 'runtime-abort', platform: 'mps', requestedBytes: 8589934592 });
+  });
+
+  it("reads the kernel's UBSAN report as a not-oom, on the platform of the driver its path names", () => {
+    const log = [
+      '[ 12.402911] ================================================================================',
+      '[ 12.402915] UBSAN: array-index-out-of-bounds in drivers/gpu/drm/amd/amdgpu/../display/dc/dml/dcn31/display_mode_vba_31.c:3912:4',
+      '[ 12.402920] index 8 is out of range for type \'double [8]\'',
+      '[ 12.402925] Call Trace:',
+      '[ 12.402926]  <TASK>',
+      '[ 12.402931]  dump_stack_lvl+0x48/0x70',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+    expect(root('[ 3.1] UBSAN: shift-out-of-bounds in /var/lib/dkms/nvidia/550.54/build/nvidia/nv.c:812:19')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(root('[ 3.1] UBSAN: invalid-load in fs/ext4/inode.c:101:7')).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
   });
 });

@@ -8,7 +8,7 @@
 import { signatures as cpu, tailHostKill } from './cpu';
 import { signatures as cuda, tailWatchdogFrames } from './cuda';
 import { signatures as gaudi } from './gaudi';
-import { signatures as mps } from './mps';
+import { signatures as mps, tailMetalAssertion } from './mps';
 import { signatures as npu } from './npu';
 import { oomException } from './oomException';
 import { otherFailure, tailHbmReport, tailModelDoesNotFit } from './otherFailure';
@@ -25,4 +25,4 @@ export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ..
  * Run once at the end over the retained tail, only when no signature above found anything (see
  * otherFailure.ts): the failure a log ended with, when it is not one Headroom knows.
  */
-export const TAIL_SIGNATURES: readonly Signature[] = [tailHostKill, tailWatchdogFrames, tailModelDoesNotFit, tailHbmReport, tailAllocFailure, otherFailure];
+export const TAIL_SIGNATURES: readonly Signature[] = [tailHostKill, tailWatchdogFrames, tailModelDoesNotFit, tailHbmReport, tailAllocFailure, tailMetalAssertion, otherFailure];

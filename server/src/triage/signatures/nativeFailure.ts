@@ -123,6 +123,12 @@ const ODBC_DIAGNOSTIC = /\berror\b.*\[(?:IBM|Microsoft|unixODBC|Oracle|MySQL|Pos
  * a RuntimeError.
  */
 const DATALOADER_SHM_HINT = /\bIt is possible that dataloader's workers are out of shared memory\b/;
+/**
+ * The kernel's undefined-behaviour sanitizer report (lib/ubsan.c ubsan_prologue: "UBSAN: shift-out-of-bounds in
+ * drivers/gpu/drm/amd/amdgpu/gfx_v9_0.c:2514:23", then the detail and a call trace): a bug in the kernel code at that
+ * file, a driver's when the path names one (amdgpu is ROCm's GPU driver, nvidia's modules CUDA's); no process got an error.
+ */
+const KERNEL_UBSAN = /\bUBSAN: [\w-]+ in (\S+):\d+:\d+/;
 const NVIDIA_XID = /\bNVRM: Xid \(PCI:[\w:.]+\): \d+/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
@@ -271,6 +277,11 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   if (triton) return { name: `Triton could not launch a kernel: out of ${triton[1]?.trim() ?? 'a per-block resource'} (${quote(text)})`, fallbackPlatform: 'cuda', what: 'the kernel\'s configuration: smaller block sizes or fewer num_stages (the limit is per block on this GPU; free device memory does not help)', catchable: true };
   if (C10D_SOCKET.test(text)) return { name: `c10d could not reach the rendezvous store (${quote(text.replace(/^.*?\[c10d\] /, ''))})`, what: 'the store\'s address and port (MASTER_ADDR/MASTER_PORT), whether rank 0 is up and listening, and firewalls; not memory', catchable: true };
   if (SYNAPSE_ERROR.test(text)) return { name: `a Synapse call failed on Gaudi (${quote(text)})`, platform: 'gaudi', what: 'the synStatus code (synapse_api_types.h) and the call that returned it: acquiring a device that is busy or absent, or a server type the HCL does not support', catchable: true };
+  const ubsan = KERNEL_UBSAN.exec(text);
+  if (ubsan) {
+    const platform: Platform | undefined = /\bamdgpu\b|\/amd\/(?:amdgpu|amdkfd|display)\//.test(ubsan[1]!) ? 'rocm' : /\bnvidia\b/i.test(ubsan[1]!) ? 'cuda' : undefined;
+    return { name: `the kernel's UBSAN reported undefined behaviour (${quote(text.replace(/^.*?\bUBSAN: /, 'UBSAN: '))})`, ...(platform && { platform }), what: 'the kernel source line the report names (a driver bug: update the driver or kernel); not the program, not memory', catchable: false };
+  }
   if (NVIDIA_XID.test(text)) return { name: `the NVIDIA driver reported an Xid error (${quote(text)})`, platform: 'cuda', what: 'the Xid code (NVIDIA\'s Xid table: 13/31/43 are application faults, 48/63/64/79/94/95 hardware or driver)' };
   const nccl = NCCL_TRACE.exec(text);
   if (nccl) return { name: `an NCCL call failed with ${NCCL_RESULTS[Number(nccl[1])]} (${quote(text)})`, what: 'the first NCCL WARN line above the "-> N" trace (a socket, bootstrap or topology error names its cause; rerun with NCCL_DEBUG=INFO on every rank)' };

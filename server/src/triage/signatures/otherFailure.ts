@@ -83,6 +83,10 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // Userspace OOM killers and cgroup OOM reports: systemd-oomd, oomd's kill plugins, isolate's meta file, the oomkill tracers (cpu.ts tailHostKill).
   // A program's CUDA check with the runtime's status string ('cuda error: …', 'Cuda failure: …', 'cuXxx failed: …'); the gpuAssert idiom (nativeFailure).
   '[Cc]uda (?:error|failure)', 'CUDA runtime error', '\\bcu(?:da)?[A-Z]\\w*(?:\\(\\))? failed', 'GPU ?assert: ',
+  // Metal's failed assertion pasted with a quote for its opening backtick (mps.ts tailMetalAssertion).
+  "failed assertion '",
+  // The kernel's UBSAN report (nativeFailure).
+  'UBSAN: ',
   'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
