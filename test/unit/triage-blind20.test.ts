@@ -103,3 +103,19 @@ describe('native reports the tail pass reads', () => {
     expect(root('[ 3.1] UBSAN: invalid-load in fs/ext4/inode.c:101:7')).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
   });
 });
+
+describe("TorchScript's missing operator schema", () => {
+  it('reads it as a catchable not-oom, on Gaudi when the node names hpu ops or devices', () => {
+    const log = [
+      'Schema not found for node. File a bug report.',
+      'Node: %9 : Half(8, 128, strides=[128, 1], device=hpu:0) = hpu::cast_i8[deterministic=0](%x)',
+      '',
+      'Input types:Float(8, 128, strides=[128, 1], device=hpu:0)',
+      'candidates were:',
+      '  hpu::cast_i8(Tensor self) -> Tensor',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'gaudi', catchable: true });
+    const custom = ["terminate called after throwing an instance of 'torch::jit::ErrorReport'", 'what():', 'Schema not found for node. File a bug report.', 'Node: %12 : Tensor = my_ops::roi_align(%0, %7)'].join('\n');
+    expect(root(custom)).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
+  });
+});

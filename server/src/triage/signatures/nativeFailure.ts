@@ -129,6 +129,12 @@ const DATALOADER_SHM_HINT = /\bIt is possible that dataloader's workers are out 
  * file, a driver's when the path names one (amdgpu is ROCm's GPU driver, nvidia's modules CUDA's); no process got an error.
  */
 const KERNEL_UBSAN = /\bUBSAN: [\w-]+ in (\S+):\d+:\d+/;
+/**
+ * TorchScript not finding an operator for a graph node (torch/csrc/jit/ir/ir.cpp Node::getOperator: "Schema not found for
+ * node. File a bug report.", then "Node: …", "Input types: …" and "candidates were: …"): a custom or backend op library not
+ * loaded, or a graph pass that produced a call no registered schema matches; thrown as an ErrorReport (RuntimeError in Python).
+ */
+const JIT_NO_SCHEMA = /\bSchema not found for node\. File a bug report\./;
 const NVIDIA_XID = /\bNVRM: Xid \(PCI:[\w:.]+\): \d+/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
@@ -277,6 +283,7 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   if (triton) return { name: `Triton could not launch a kernel: out of ${triton[1]?.trim() ?? 'a per-block resource'} (${quote(text)})`, fallbackPlatform: 'cuda', what: 'the kernel\'s configuration: smaller block sizes or fewer num_stages (the limit is per block on this GPU; free device memory does not help)', catchable: true };
   if (C10D_SOCKET.test(text)) return { name: `c10d could not reach the rendezvous store (${quote(text.replace(/^.*?\[c10d\] /, ''))})`, what: 'the store\'s address and port (MASTER_ADDR/MASTER_PORT), whether rank 0 is up and listening, and firewalls; not memory', catchable: true };
   if (SYNAPSE_ERROR.test(text)) return { name: `a Synapse call failed on Gaudi (${quote(text)})`, platform: 'gaudi', what: 'the synStatus code (synapse_api_types.h) and the call that returned it: acquiring a device that is busy or absent, or a server type the HCL does not support', catchable: true };
+  if (JIT_NO_SCHEMA.test(text)) return { name: 'TorchScript found no operator schema for a graph node (Schema not found for node)', what: 'the op in the "Node:" line under it: its library (a custom op, a backend\'s op namespace) is not loaded, or no overload takes the "Input types" listed', catchable: true };
   const ubsan = KERNEL_UBSAN.exec(text);
   if (ubsan) {
     const platform: Platform | undefined = /\bamdgpu\b|\/amd\/(?:amdgpu|amdkfd|display)\//.test(ubsan[1]!) ? 'rocm' : /\bnvidia\b/i.test(ubsan[1]!) ? 'cuda' : undefined;
