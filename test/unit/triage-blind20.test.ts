@@ -119,3 +119,30 @@ describe("TorchScript's missing operator schema", () => {
     expect(root(custom)).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
   });
 });
+
+describe('error reports outside ML', () => {
+  it("reads React's overlay for an unhandled rejection as a catchable not-oom with its frames", () => {
+    const log = ["Unhandled Rejection (RangeError): Invalid time value", 'formatDate', 'src/utils/dates.js:41', 'loadReport', 'src/pages/Report.tsx:118:7'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: 'src/utils/dates.js', line: 41, function: 'formatDate' });
+  });
+
+  it("reads java.util.logging's SEVERE record as a catchable not-oom", () => {
+    const log = ['Mar 02, 2024 4:11:09 PM com.example.sync.Uploader push', 'SEVERE: Upload of batch 17 rejected by server (HTTP 409)'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+    expect(all('INFO: SEVERE: is only a word here')).toEqual([]);
+  });
+
+  it("reads a subprocess's negative returncode as the signal that killed the child", () => {
+    expect(root("CompletedProcess(args=['./solver', 'in.txt'], returncode=-6, stdout=b'', stderr=b'')")).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+    expect(root('{"check": "disk", "returncode": -8, "stderr": ""}')?.summary).toMatch(/signal 8 \(SIGFPE\)/);
+    // A positive code is not a signal, and SIGKILL is left to the host-kill signatures.
+    expect(root('{"returncode": 2}')).toBeUndefined();
+  });
+
+  it("reads SPVM's exception and its stack as a catchable not-oom with SPVM frames", () => {
+    const log = ['Invalid index 12 for the list of length 4.', '  MyApp::Table->row at /home/u/myapp/lib/SPVM/MyApp/Table.spvm line 88', '  MyApp->main at /home/u/myapp/lib/SPVM/MyApp.spvm line 12'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/home/u/myapp/lib/SPVM/MyApp/Table.spvm', line: 88, function: 'MyApp::Table->row' });
+  });
+});

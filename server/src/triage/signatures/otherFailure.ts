@@ -89,6 +89,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'UBSAN: ',
   // TorchScript's missing operator schema (nativeFailure).
   'Schema not found for node',
+  // React's overlay for an unhandled rejection; java.util.logging's SEVERE record; a subprocess's negative returncode; SPVM's exception stack.
+  'Unhandled Rejection \\(', '(?<![^\\n])[ \\t]*SEVERE: ', '\\breturncode\\b', '\\.spvm line \\d',
   'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
@@ -118,6 +120,27 @@ const LAUNCHER_EXCEPTION = /^(?:ChildFailedError|SignalException|ProcessRaisedEx
  * and of the exception under it; only ERROR and CRITICAL lines are taken off, so a warning stays a warning.
  */
 const LOGGER_ERROR_PREFIX = /^(?:ERROR|CRITICAL) \d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)? \[[\w.-]+:\d+\] (?=(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): )/;
+/**
+ * React's development error overlay (react-error-overlay's RuntimeError: 'Unhandled Rejection (' + error.name + ')' before the
+ * message, for a promise rejected with nothing to catch it), its stack frames listed as the function's name over
+ * "src/file.ts:9".
+ */
+const UNHANDLED_REJECTION = /^\s*Unhandled Rejection \(([A-Z]\w*)\): \S/;
+const OVERLAY_FRAME = /^\s*((?:[\w.@~-]+\/)*[\w.@-]+\.(?:[jt]sx?|mjs|cjs|vue|svelte)):(\d+)(?::\d+)?\s*$/;
+/** java.util.logging's error level as its SimpleFormatter prints a record ("<date> <class> <method>" over "SEVERE: message"). */
+const JUL_SEVERE = /^\s*SEVERE: \S/;
+/**
+ * A child's result as Python's subprocess reports it, in a repr or a JSON dump ("returncode": -11, CompletedProcess(…,
+ * returncode=-6)): a negative returncode -N means the child was killed by signal N (POSIX). SIGKILL (9) is left to the
+ * host-kill signatures.
+ */
+const SUBPROCESS_SIGNAL = /\breturncode["']?\s*[:=]\s*-(\d{1,2})\b/;
+const SIGNAL_NAMES: Record<string, string> = { '4': 'SIGILL', '6': 'SIGABRT', '7': 'SIGBUS', '8': 'SIGFPE', '11': 'SIGSEGV', '15': 'SIGTERM' };
+/**
+ * SPVM's exception: the message, then its stack, one "  Class->method at path/Class.spvm line N" per call (older
+ * releases "  from Class::method() at … line N"; SPVM::Document::Language::ExceptionHandling); eval catches it.
+ */
+const SPVM_FRAME = /^\s+(?:from )?([\w:]+(?:->|::)\w+)(?:\(\))? at (\S+\.spvm) line (\d+)\s*$/;
 const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
 
 /**
@@ -243,7 +266,7 @@ export const otherFailure: Signature = {
     'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -',
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'maximum allowed buffer size', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
     'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
-    'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node'],
+    'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line '],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
@@ -292,6 +315,41 @@ export const otherFailure: Signature = {
       }
       const f = base(line, 2, `GameMaker's runner stopped on an error in an event${message ? ` (${quote(message)})` : ''}`, true, [lookAtFailure('the GML line the report names ("at gml_Object_… (line N)")')]);
       return { ...f, platform: 'cpu' };
+    }
+    const rejection = UNHANDLED_REJECTION.exec(text);
+    if (rejection) {
+      const f = base(line, 2, quote(text), true, [lookAtFailure(`the ${rejection[1]} and the first frame of your code under it (a promise rejected with no catch)`)]);
+      // The overlay's frames, innermost first: a function's name over its "file:line"; the frames keep Python's order, outermost first.
+      const frames: SourceFrame[] = [];
+      for (let k = 1; k <= 40; k++) {
+        const at = OVERLAY_FRAME.exec(line.next(k) ?? '');
+        if (!at || at[1]!.includes('node_modules/')) continue;
+        const fn = (line.next(k - 1) ?? '').trim();
+        frames.unshift({ file: at[1]!, line: Number(at[2]), function: /^[\w$.<>]+$/.test(fn) ? fn : '' });
+      }
+      if (frames.length > 0) f.frames = frames;
+      return f;
+    }
+    if (JUL_SEVERE.test(text)) return base(line, 2, quote(text), true, [lookAtFailure('the SEVERE record and the lines under it (java.util.logging\'s error level)')]);
+    const spvm = SPVM_FRAME.exec(text);
+    if (spvm) {
+      // The message is the line above the first frame.
+      if (SPVM_FRAME.test(line.previous(1) ?? '')) return undefined;
+      const message = (line.previous(1) ?? '').trim();
+      const f = base(line, 2, `an SPVM exception${message ? ` (${quote(message)})` : ''}`, true, [lookAtFailure('the SPVM method and line the exception\'s stack names first')]);
+      const frames: SourceFrame[] = [];
+      for (let k = 0; k <= 40; k++) {
+        const at = SPVM_FRAME.exec(k === 0 ? text : (line.next(k) ?? ''));
+        if (!at) break;
+        frames.unshift({ file: at[2]!, line: Number(at[3]), function: at[1]! });
+      }
+      f.frames = frames;
+      return f;
+    }
+    const killedBy = SUBPROCESS_SIGNAL.exec(text);
+    if (killedBy && killedBy[1] !== '9') {
+      const signal = SIGNAL_NAMES[killedBy[1]!];
+      return base(line, 1, `a child process was killed by signal ${killedBy[1]}${signal ? ` (${signal})` : ''}: ${quote(text)}`, false, [lookAtFailure('the child\'s own output and core dump (a negative returncode is the signal that killed it)')]);
     }
     if (/Fatal Python error/.test(text)) return base(line, 2, quote(text), false, [lookAtFailure('the fatal error and the thread stacks printed under it')]);
     const ex = EXCEPTION_LINE.exec(text) ?? IPYTHON_HEADER.exec(text);
