@@ -146,3 +146,14 @@ describe('error reports outside ML', () => {
     expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/home/u/myapp/lib/SPVM/MyApp/Table.spvm', line: 88, function: 'MyApp::Table->row' });
   });
 });
+
+describe('devices', () => {
+  it("takes the device from fairseq's warning under the out-of-memory error it caught", () => {
+    const log = [
+      'THCudaCheck FAIL file=/opt/pytorch/aten/src/THC/THCCachingAllocator.cpp line=510 error=2 : out of memory',
+      '| WARNING: ran out of memory on GPU #5, skipping batch',
+      '| epoch 003:  41%|████      | 1200/2900 [10:02<14:10, loss=4.102]',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 5 });
+  });
+});

@@ -54,6 +54,8 @@ const GO_OOM = /\bruntime: out of memory: cannot allocate (\d+)-byte block \((\d
  * raylet kills a worker for it (cpu.ts's Ray signature): the host's memory, not one allocation, so a host OOM.
  */
 const RAY_MEMORY_MONITOR = /\bRayOutOfMemoryError: More than [\d.]+% of the memory on node\b/;
+/** fairseq's warning after it caught a CUDA out-of-memory error (multiprocessing_trainer.py: '| WARNING: ran out of memory on GPU #{}, skipping batch'). */
+const FAIRSEQ_SKIP = /\bran out of memory on GPU #(\d+), skipping batch\b/;
 /** A per-GPU line prefix ("GPU-0: Failed to allocate …", "GPU 3: …"): the device the line is about. */
 const GPU_PREFIX = /^\s*GPU[- ]?(\d+): /;
 
@@ -158,7 +160,10 @@ export const otherOom: Signature = {
       const clr = CLR_ALLOC_FAILED.exec(k === 0 ? text : (line.next(k) ?? ''));
       if (clr) Object.assign(numbers, { requestedBytes: Number(clr[1]), freeBytes: Number(clr[2]), deviceTotalBytes: Number(clr[3]) });
     }
-    const gpu = platform !== 'cpu' ? GPU_PREFIX.exec(text) : null;
+    let gpu = platform !== 'cpu' ? GPU_PREFIX.exec(text) : null;
+    // fairseq's trainer catches the error and names the device on the next line ("| WARNING: ran out of memory on GPU #2,
+    // skipping batch", multiprocessing_trainer.py, device_id).
+    for (let k = 1; k <= 2 && platform === 'cuda' && !gpu; k++) gpu = FAIRSEQ_SKIP.exec(line.next(k) ?? '');
     const quoted = text.trim().slice(0, 160);
     const frames = luaError ? luaFrames(line) : IPYTHON_OOM_HEADER.test(text) ? ipythonFrames(line) : undefined;
     return {
