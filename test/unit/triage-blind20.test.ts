@@ -104,7 +104,12 @@ describe('native reports the tail pass reads', () => {
   });
 });
 
-describe("TorchScript's missing operator schema", () => {
+describe("TorchScript's missing operator schema and Gaudi's words", () => {
+  it("takes gaudi from the Habana bridge's fatal-signal handler", () => {
+    const log = ['RuntimeError: NCCL communicator was aborted', 'Internal Error: Received signal - Segmentation fault', 'Traceback (most recent call last):', '  File "train.py", line 40, in <module>', '    trainer.fit(model)'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'gaudi' });
+  });
+
   it('reads it as a catchable not-oom, on Gaudi when the node names hpu ops or devices', () => {
     const log = [
       'Schema not found for node. File a bug report.',

@@ -75,8 +75,9 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // "device type tpu", libtpu's library, XRT's sources (xrt_computation_client.cc); not inside a word ("output").
   ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*|(?<![A-Za-z])(?:TPU|Tpu|tpu)(?![a-z])|\blibtpu\b|\bxrt_\w+/],
   // Habana's Gaudi by its PyTorch device and op namespace ("device=hpu:0", "hpu::_copy_from", torch.hpu), its bridge
-  // (habana_frameworks) and SynapseAI.
-  ['gaudi', /\bHPU\b|\bhpu\b|\bhabana_frameworks\b|\bHabana\b|\bGaudi\d?\b|\bSynapseAI\b/],
+  // (habana_frameworks) and SynapseAI; the bridge's fatal-signal handler (habana_helpers/signal_handler.cpp:
+  // "Internal Error: Received signal - " << strsignal(signum)).
+  ['gaudi', /\bHPU\b|\bhpu\b|\bhabana_frameworks\b|\bHabana\b|\bGaudi\d?\b|\bSynapseAI\b|\bInternal Error: Received signal - [A-Z]/],
   // MPSGraph's op locations ("loc(\"mps_subtract\"…MPSGraphUtilities.mm"), PyTorch's aten/src/ATen/native/mps sources;
   // PyTorch MPS's Placeholder check ("Placeholder buffer size (N) is not large enough to contain the Tensor storage of size M",
   // native/mps/OperationUtils.mm; pytorch#77886, #78042) and MPSCore's "[MPSNDArray, initWithBuffer:…] Error: buffer is not large enough".
