@@ -37,7 +37,7 @@ int main(int argc, char** argv) {
   try {
     FileSource file(argv[1]);
     InputWindow input(file);
-    const Snapshot snapshot = decodeSnapshot(input, file.sizeHint());
+    const Snapshot snapshot = decodeSnapshot(input, file.sizeHint(), Times::Drop);
     const std::vector<DevicePlan> plans = buildPlans(snapshot, parseAllocatorSettings(snapshot.settings.allocConf), 0);
     uint64_t events = 0;
     for (const DevicePlan& plan : plans) events += plan.end - plan.begin;

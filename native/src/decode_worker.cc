@@ -91,14 +91,14 @@ struct SnapshotInput {
   std::vector<uint8_t> bytes;
   std::string path;  // Non-empty: read this file instead of `bytes`.
 
-  Snapshot decode() {
+  Snapshot decode(Times times) {
     if (!path.empty()) {
       FileSource file(path);
       InputWindow input(file);
-      return decodeSnapshot(input, file.sizeHint());
+      return decodeSnapshot(input, file.sizeHint(), times);
     }
     InputWindow input(bytes.data(), bytes.size());
-    Snapshot snapshot = decodeSnapshot(input, bytes.size());
+    Snapshot snapshot = decodeSnapshot(input, bytes.size(), times);
     std::vector<uint8_t>().swap(bytes);
     return snapshot;
   }
@@ -142,7 +142,7 @@ class SummaryWorker final : public PromiseWorker {
 
  private:
   void Compute() override {
-    const Snapshot snapshot = input_.decode();
+    const Snapshot snapshot = input_.decode(Times::Drop);
     std::vector<uint64_t> perAction(snapshot.strings.size(), 0);
     for (size_t e = 0; e < snapshot.events.count(); ++e) ++perAction[snapshot.events.actionName(e)];
     for (uint32_t id = 0; id < perAction.size(); ++id) {
@@ -214,7 +214,7 @@ class ReplayWorker final : public PromiseWorker {
   void Compute() override {
     auto start = std::chrono::steady_clock::now();
     double cpu = ThreadCpuMs();
-    snapshot_ = input_.decode();
+    snapshot_ = input_.decode(Times::Drop);
     decodeMs_ = MillisecondsSince(start);
     decodeCpuMs_ = ThreadCpuMs() - cpu;
     start = std::chrono::steady_clock::now();
@@ -446,7 +446,7 @@ class ExportWorker final : public PromiseWorker {
 
  private:
   void Compute() override {
-    const Snapshot snapshot = input_.decode();
+    const Snapshot snapshot = input_.decode(Times::Keep);
     result_ = exportSnapshot(snapshot, outPath_, options_);
   }
 

@@ -67,7 +67,7 @@ class KeyView {
 
 class SnapshotBuilder final : public Lowering {
  public:
-  explicit SnapshotBuilder(Snapshot& out) : out_(out) {
+  SnapshotBuilder(Snapshot& out, Times times) : out_(out), keepTimes_(times == Times::Keep) {
     for (uint32_t i = 0; i < kKnownCount; ++i) {
       if (out_.strings.intern(kKnownStrings[i]) != i) throw std::logic_error("known strings out of order");
     }
@@ -133,7 +133,8 @@ class SnapshotBuilder final : public Lowering {
     ev.addr.push_back(static_cast<uint64_t>(intField(reader, keys, addrKey, what, false)));
     ev.size.push_back(static_cast<uint64_t>(intField(reader, keys, kKeySize, what, false)));
     ev.streamCode.push_back(streamCode(intField(reader, keys, kKeyStream, what, false)));
-    ev.timeUs.push_back(intField(reader, keys, kKeyTimeUs, what, false));
+    const int64_t timeUs = intField(reader, keys, kKeyTimeUs, what, false);
+    if (keepTimes_) ev.timeUs.push_back(timeUs);
     ev.stack.push_back(stackField(reader, keys, what));
     if (prefaulter_ != nullptr) prefaulter_->progress(ev.count());
     return Value::of(kEventTag, static_cast<uint32_t>(ev.count() - 1));
@@ -266,6 +267,7 @@ class SnapshotBuilder final : public Lowering {
   void orderEvents(PickleReader& reader, const Container& traces);
 
   Snapshot& out_;
+  const bool keepTimes_;
   Prefaulter* prefaulter_ = nullptr;
   uint16_t lastStreamCode_ = UINT16_MAX;
   std::vector<Block> pendingBlocks_;
@@ -341,6 +343,7 @@ void SnapshotBuilder::orderEvents(PickleReader& reader, const Container& traces)
     // lowers later in the same batch): apply it in place, cycle by cycle, instead of copying every
     // column, which would double the decoder's largest allocation.
     std::vector<bool> placed(order.size(), false);
+    const bool timed = !ev.timeUs.empty();
     for (uint32_t start = 0; start < order.size(); ++start) {
       if (placed[start] || order[start] == start) {
         placed[start] = true;
@@ -350,7 +353,7 @@ void SnapshotBuilder::orderEvents(PickleReader& reader, const Container& traces)
       const uint64_t addr = ev.addr[start];
       const uint64_t size = ev.size[start];
       const uint16_t stream = ev.streamCode[start];
-      const int64_t timeUs = ev.timeUs[start];
+      const int64_t timeUs = timed ? ev.timeUs[start] : 0;
       const uint32_t stack = ev.stack[start];
       uint32_t j = start;
       for (;;) {
@@ -361,7 +364,7 @@ void SnapshotBuilder::orderEvents(PickleReader& reader, const Container& traces)
           ev.addr[j] = addr;
           ev.size[j] = size;
           ev.streamCode[j] = stream;
-          ev.timeUs[j] = timeUs;
+          if (timed) ev.timeUs[j] = timeUs;
           ev.stack[j] = stack;
           break;
         }
@@ -369,7 +372,7 @@ void SnapshotBuilder::orderEvents(PickleReader& reader, const Container& traces)
         ev.addr[j] = ev.addr[k];
         ev.size[j] = ev.size[k];
         ev.streamCode[j] = ev.streamCode[k];
-        ev.timeUs[j] = ev.timeUs[k];
+        if (timed) ev.timeUs[j] = ev.timeUs[k];
         ev.stack[j] = ev.stack[k];
         j = k;
       }
@@ -385,7 +388,7 @@ void SnapshotBuilder::orderEvents(PickleReader& reader, const Container& traces)
     sorted.addr.push_back(ev.addr[i]);
     sorted.size.push_back(ev.size[i]);
     sorted.streamCode.push_back(ev.streamCode[i]);
-    sorted.timeUs.push_back(ev.timeUs[i]);
+    if (!ev.timeUs.empty()) sorted.timeUs.push_back(ev.timeUs[i]);
     sorted.stack.push_back(ev.stack[i]);
   }
   ev = std::move(sorted);
@@ -417,7 +420,7 @@ void SnapshotBuilder::finish(PickleReader& reader, const Value& rootValue) {
 
 }  // namespace
 
-Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint) {
+Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint, Times times) {
   Snapshot out;
   // A trace entry takes 60-90 bytes of pickle with a call stack and about 40 without one (a
   // trace recorded without stacks: `frames` is an empty list each time); reserving for the
@@ -430,15 +433,16 @@ Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint) {
   ev.addr.reserve(events);
   ev.size.reserve(events);
   ev.streamCode.reserve(events);
-  ev.timeUs.reserve(events);
+  const size_t timedEvents = times == Times::Keep ? events : 0;
+  ev.timeUs.reserve(timedEvents);
   ev.stack.reserve(events);
   adviseHugePages(ev.action.data(), events * sizeof(uint8_t));
   adviseHugePages(ev.addr.data(), events * sizeof(uint64_t));
   adviseHugePages(ev.size.data(), events * sizeof(uint64_t));
   adviseHugePages(ev.streamCode.data(), events * sizeof(uint16_t));
-  adviseHugePages(ev.timeUs.data(), events * sizeof(int64_t));
+  adviseHugePages(ev.timeUs.data(), timedEvents * sizeof(int64_t));
   adviseHugePages(ev.stack.data(), events * sizeof(uint32_t));
-  SnapshotBuilder builder(out);
+  SnapshotBuilder builder(out, times);
   PickleReader reader(input, out.strings, builder);
   const auto [memo, memoBytes] = reader.reserveMemo(sizeHint);
   // On large snapshots the columns and the memo are faulted in on another core, about a million
@@ -451,7 +455,7 @@ Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint) {
             {ev.addr.data(), events * sizeof(uint64_t), sizeof(uint64_t)},
             {ev.size.data(), events * sizeof(uint64_t), sizeof(uint64_t)},
             {ev.streamCode.data(), events * sizeof(uint16_t), sizeof(uint16_t)},
-            {ev.timeUs.data(), events * sizeof(int64_t), sizeof(int64_t)},
+            {ev.timeUs.data(), timedEvents * sizeof(int64_t), sizeof(int64_t)},
             {ev.stack.data(), events * sizeof(uint32_t), sizeof(uint32_t)},
             {memo, memoBytes, 2 * Memo::kSlotBytes},
         },

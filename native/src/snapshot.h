@@ -43,7 +43,7 @@ struct EventColumns {
   std::vector<uint64_t> size;
   std::vector<uint16_t> streamCode;   // Index into streams.
   std::vector<int64_t> streams;       // Each distinct stream, in order of first use.
-  std::vector<int64_t> timeUs;
+  std::vector<int64_t> timeUs;        // Empty unless decoded with Times::Keep.
   std::vector<uint32_t> stack;        // Stack id (0 = no frames).
   size_t count() const { return action.size(); }
   int64_t stream(size_t e) const { return streams[streamCode[e]]; }
@@ -98,8 +98,12 @@ struct Snapshot {
   AllocatorSettingsRecord settings;
 };
 
+// Whether the entries' time stamps are kept: only an export writes them back, and on a 1 GB snapshot
+// they are 120 MB of fresh pages (each entry's time_us is still read and checked).
+enum class Times : uint8_t { Drop, Keep };
+
 // Decodes a whole snapshot pickle. Throws DecodeError. Runs on a worker thread. `sizeHint` is
 // the pickle's size in bytes if known (0 if not); it only sizes buffers up front.
-Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint = 0);
+Snapshot decodeSnapshot(InputWindow& input, uint64_t sizeHint, Times times);
 
 }  // namespace headroom
