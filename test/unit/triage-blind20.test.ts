@@ -162,3 +162,15 @@ describe('devices', () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 5 });
   });
 });
+
+describe('launcher exceptions', () => {
+  it("reads subprocess's CalledProcessError about a child as a launcher's report, not catchable", () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/opt/conda/lib/python3.9/site-packages/torch/distributed/launch.py", line 253, in main',
+      '    raise subprocess.CalledProcessError(returncode=process.returncode,',
+      "subprocess.CalledProcessError: Command '['/opt/conda/bin/python', '-u', 'train_net.py', '--local_rank=1']' returned non-zero exit status 1.",
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+});

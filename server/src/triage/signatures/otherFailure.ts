@@ -112,8 +112,11 @@ const findTheFirstFailure: Fix = {
 const EXCEPTION_LINE = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception|Interrupt|Exit)))(?::(?:\s+(.*))?)?\s*$/;
 /** IPython's header line: "ResourceExhaustedError     Traceback (most recent call last)". */
 const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s+Traceback \(most recent call last\)/;
-/** Exceptions a launcher raises about a worker that is already dead. */
-const LAUNCHER_EXCEPTION = /^(?:ChildFailedError|SignalException|ProcessRaisedException|ProcessExitedException)$/;
+/**
+ * Exceptions a launcher raises about a worker that is already dead; subprocess's CalledProcessError ("Command '[…]' returned
+ * non-zero exit status 1.") is the parent's report of a child that exited, as torch.distributed.launch before torchrun raised it.
+ */
+const LAUNCHER_EXCEPTION = /^(?:ChildFailedError|SignalException|ProcessRaisedException|ProcessExitedException|CalledProcessError)$/;
 /**
  * vLLM's logger prefix on an error line (vllm/logger.py _FORMAT "%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] ",
  * datefmt "%m-%d %H:%M:%S": "ERROR 08-01 03:39:06 [core.py:667] "), which it puts before each line of a logged traceback
