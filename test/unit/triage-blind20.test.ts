@@ -163,6 +163,13 @@ describe('devices', () => {
   });
 });
 
+describe('checks raised as exceptions', () => {
+  it('reads a failed check that reached Python as an exception message as catchable, a glog CHECK not', () => {
+    expect(root('RuntimeError: /pytorch/xla/torch_xla/csrc/runtime/pjrt_computation_client.cc:611 : Check failed: devices.size() == 1 (2 vs. 1)')).toMatchObject({ kind: 'not-oom', platform: 'xla-tpu', catchable: true });
+    expect(root('F0315 12:00:01.000000 4411 tensor.cc:77] Check failed: dims() == 2 (3 vs. 2)')).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+});
+
 describe('launcher exceptions', () => {
   it("reads subprocess's CalledProcessError about a child as a launcher's report, not catchable", () => {
     const log = [

@@ -300,7 +300,10 @@ export const otherFailure: Signature = {
         }
       }
       const cudnn = /CUDNN|cudnn|cuda/.test(text);
-      return base(line, 2, quote(text.replace(/^.*?\] /, '')), false, cudnn ? [lookAtFailure('the failed check (a cuDNN/CUDA status other than an allocation failure)'), debugAsync] : [lookAtFailure('the failed check and the call that made it')]);
+      // A check that throws instead of aborting (torch_xla's XLA_CHECK: "RuntimeError: …/xrt_computation_client.cc:1403 :
+      // Check failed: …", xla_client/debug_macros.h throwing std::runtime_error) reached Python as the exception's message.
+      const raised = /^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): /.test(text);
+      return base(line, 2, quote(text.replace(/^.*?\] /, '')), raised, cudnn ? [lookAtFailure('the failed check (a cuDNN/CUDA status other than an allocation failure)'), debugAsync] : [lookAtFailure('the failed check and the call that made it')]);
     }
     // torch_xla's XRT client logging a failed computation's status and stack (xla_util.cc ReportComputationError);
     // torch_xla raises it as a RuntimeError. The status text itself, when kept, is read by the XLA signatures.
