@@ -146,9 +146,13 @@ describe('a message under its header, a Caffe2 operator\'s device', () => {
 });
 
 describe("MLX's per-buffer limit", () => {
-  it('reads an array over Metal\'s largest buffer as not-oom on mps, caught or not', () => {
-    expect(root('ValueError: [metal::malloc] Attempting to allocate 34359738368 bytes which is greater than the maximum allowed buffer size of 21474836480 bytes.')).toMatchObject({ kind: 'not-oom', platform: 'mps', catchable: true });
-    expect(root('libc++abi: terminating due to uncaught exception of type std::runtime_error: Attempting to allocate 9663676416 bytes which is greater than the maximum allowed buffer size of 8589934592 bytes.')).toMatchObject({ kind: 'not-oom', platform: 'mps', catchable: false });
+  it('reads an array over Metal\'s largest buffer as a refused request on mps: caught, or an abort under terminate', () => {
+    expect(root('ValueError: [metal::malloc] Attempting to allocate 34359738368 bytes which is greater than the maximum allowed buffer size of 21474836480 bytes.')).toMatchObject({
+      kind: 'catchable-oom', platform: 'mps', catchable: true, requestedBytes: 34359738368, allowedBytes: 21474836480,
+    });
+    expect(root('libc++abi: terminating due to uncaught exception of type std::runtime_error: Attempting to allocate 9663676416 bytes which is greater than the maximum allowed buffer size of 8589934592 bytes.')).toMatchObject({
+      kind: 'runtime-abort', platform: 'mps', catchable: false, requestedBytes: 9663676416, allowedBytes: 8589934592,
+    });
   });
 });
 

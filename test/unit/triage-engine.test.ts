@@ -789,12 +789,14 @@ describe('message classes read in the unread-classes pass (variants from public 
     expect(root('HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.')?.platform).toBe('rocm');
   });
 
-  it('reads MPS "Invalid buffer size" as one buffer over the Metal limit, not the pool being full', () => {
+  it('reads MPS "Invalid buffer size" as a refused request for one buffer over the Metal limit, with the split as the fix', () => {
     // pytorch/pytorch#141909 (GB), kijai/ComfyUI-SUPIR#151 (GiB).
     expect(root('Traceback (most recent call last):\n  File "/Users/me/test1.py", line 5, in <module>\n    res = torch.bmm(x1, x2)\nRuntimeError: Invalid buffer size: 19.45 GB')).toMatchObject({
-      kind: 'not-oom', platform: 'mps', catchable: true, requestedBytes: Math.round(19.45 * GiB), userFrames: [{ file: '/Users/me/test1.py', line: 5 }],
+      kind: 'catchable-oom', platform: 'mps', catchable: true, requestedBytes: Math.round(19.45 * GiB), userFrames: [{ file: '/Users/me/test1.py', line: 5 }],
     });
-    expect(root('RuntimeError: Invalid buffer size: 19.38 GiB')).toMatchObject({ kind: 'not-oom', platform: 'mps', requestedBytes: Math.round(19.38 * GiB) });
+    const v = root('RuntimeError: Invalid buffer size: 19.38 GiB');
+    expect(v).toMatchObject({ kind: 'catchable-oom', platform: 'mps', requestedBytes: Math.round(19.38 * GiB) });
+    expect(v.fixes[0]?.id).toBe('mps-split-op');
   });
 
   it("reads TensorFlow's cuDNN initialization failure as memory taken up front, and as not-oom on a cuDNN version mismatch", () => {

@@ -123,8 +123,9 @@ const splitMpsOp = {
  * "RuntimeError: Invalid buffer size: 19.45 GB" (newer builds: "GiB"): the MPS allocator refusing one
  * buffer larger than the device's largest Metal buffer (MTLDevice.maxBufferLength, a fixed share of
  * unified memory), before looking at what is free (pytorch#141909: one bmm output of 72250x72250
- * floats). The pool is not full and freeing memory does not help, so it is not an OOM: the op has to
- * produce smaller pieces. Raised as a RuntimeError, so it can be caught.
+ * floats). The allocator refused the request, so it is a catchable OOM like any other (as XPU's 4 GB
+ * block limit is), but the pool is not full and freeing memory does not help: the op has to produce
+ * smaller pieces. Raised as a RuntimeError, so it can be caught.
  */
 const invalidBufferSize: Signature = {
   id: 'mps-invalid-buffer-size',
@@ -137,13 +138,13 @@ const invalidBufferSize: Signature = {
     return {
       signature: 'mps-invalid-buffer-size',
       role: 'failure',
-      kind: 'not-oom',
+      kind: 'catchable-oom',
       platform: 'mps',
       catchable: true,
-      summary: `Not an OOM: one MPS buffer of ${formatBytes(requested ?? 0)} is over Metal's largest buffer size`,
+      summary: `MPS refused one buffer of ${formatBytes(requested ?? 0)}: over Metal's largest buffer size`,
       explanation:
-        'Metal caps the size of a single buffer (maxBufferLength) below the unified memory, and PyTorch refuses a larger one before allocating. ' +
-        'The memory pool is not full; the op asks for one tensor too large for any buffer.',
+        'Metal caps the size of a single buffer (maxBufferLength) below the unified memory, and PyTorch refuses a larger request before allocating. ' +
+        'The memory pool is not full and freeing memory does not help; the op asks for one tensor too large for any buffer.',
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers: requested !== undefined ? { requestedBytes: requested } : {},
       fixes: [splitMpsOp],

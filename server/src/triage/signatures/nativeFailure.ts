@@ -3,7 +3,6 @@
  * (otherFailure.ts) reads as the failure a log ended with, each with the platform it implies.
  */
 import type { Platform } from '../../protocol';
-import { formatBytes } from '../../format';
 
 /** A log line as a finding names it: trimmed, and cut to 140 characters. */
 export function quote(text: string): string {
@@ -196,13 +195,6 @@ const JVM_LAUNCH = /Could not create the Java Virtual Machine|A fatal exception 
 const PIP_FAILURE = /\bERROR: (?:No matching distribution found for|Could not find a version that satisfies the requirement|Failed building wheel for|Could not build wheels for|ResolutionImpossible|Cannot install .* because these package versions have conflicting dependencies)|\berror: subprocess-exited-with-error\b|\bFailed building wheel for\b/;
 /** PyTorch's warning that its build has no kernels for this GPU (torch/cuda/__init__.py _check_capability): every kernel launch fails with "no kernel image is available". */
 const ARCH_UNSUPPORTED = /with CUDA capability sm_\d+ is not compatible with the current PyTorch installation/;
-/**
- * MLX's Metal allocator refusing one buffer over the device's largest (MTLDevice.maxBufferLength): "[metal::malloc]
- * Attempting to allocate N bytes which is greater than the maximum allowed buffer size of M bytes." (older builds
- * without the prefix). Like MPS's "Invalid buffer size", not an OOM: the pool is not full, the array is too large
- * for any buffer.
- */
-const MLX_BUFFER_LIMIT = /Attempting to allocate (\d+) bytes which is greater than the maximum allowed buffer size of (\d+) bytes/;
 /** HIP's hipGetErrorString for hipErrorNoDevice (100): "no ROCm-capable device is detected" (hipinfo's checkHipErrors, ZLUDA's "Hip error"). */
 const HIP_NO_DEVICE = /no ROCm-capable device is detected|\bhipErrorNoDevice\b/;
 /** systemd-coredump's journal line (coredump.c): "Process 4242 (python3) of user 1000 terminated abnormally with signal 11/SEGV, processing...", since v256 "PID 4242 (python3) crashed with signal 11/SEGV, processing coredump." (systemd#30229). SIGKILL dumps no core. */
@@ -307,8 +299,6 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   if (panic) return { name: `a Rust panic in thread '${panic[1]}': ${quote(text.slice(panic.index + panic[0].length))}`, what: 'the panic message and the source location it names (rerun with RUST_BACKTRACE=1)' };
   if (JVM_LAUNCH.test(text)) return { name: `the Java VM did not start (${quote(text)})`, platform: 'cpu', what: 'the JVM\'s options: the line above this one names the option or setting it rejected' };
   if (PIP_FAILURE.test(text)) return { name: `pip could not install a package (${quote(text)})`, what: 'the package index and the versions it offers for this Python and platform (an install failure, not a run)' };
-  const mlx = MLX_BUFFER_LIMIT.exec(text);
-  if (mlx) return { name: `one MLX array of ${formatBytes(Number(mlx[1]))} is over Metal's largest buffer (${formatBytes(Number(mlx[2]))})`, platform: 'mps', what: 'the op that builds one array this large: split it (smaller batch, chunked attention or sequence); free memory does not help', catchable: true };
   if (HIP_NO_DEVICE.test(text)) return { name: `a HIP call failed: no ROCm-capable device is detected (${quote(text)})`, platform: 'rocm', what: 'the ROCm install: the runtime sees no supported AMD GPU (driver, /dev/kfd permissions, HIP_VISIBLE_DEVICES, an unsupported gfx target)', catchable: true };
   const core = COREDUMP.exec(text);
   if (core && core[3] !== 'KILL') return { name: `${core[1]} crashed with signal ${core[2]}/${core[3]} (systemd-coredump)`, what: 'the core dump (coredumpctl info / coredumpctl gdb) of the crashed process' };

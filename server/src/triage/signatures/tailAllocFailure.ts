@@ -28,6 +28,13 @@ const GLIB_ALLOC = /\bgmem\.c:\d+: failed to allocate (\d+) bytes/;
 const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
 const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer across (\d+) banks/;
 const TT_METAL_BANK_STATE = /\(allocated: (\d+) B, free: (\d+) B, largest free block: \d+ B\)/;
+/**
+ * MLX's Metal allocator refusing one buffer over the device's largest (MTLDevice.maxBufferLength): "[metal::malloc]
+ * Attempting to allocate N bytes which is greater than the maximum allowed buffer size of M bytes." (older builds
+ * without the prefix). Like MPS's "Invalid buffer size" and XPU's 4 GB block limit, a request the allocator refused:
+ * an OOM, with the limit as the allowed bytes, though the pool is not full and freeing memory does not help.
+ */
+const MLX_BUFFER_LIMIT = /Attempting to allocate (\d+) bytes which is greater than the maximum allowed buffer size of (\d+) bytes/;
 /** MLX's Metal backend throwing a failed command buffer (mlx/backend/metal: "[METAL] Command buffer execution failed: Insufficient Memory"), the kIOGPUCommandBufferCallbackErrorOutOfMemory of mps.ts without its code. */
 const MLX_COMMAND_BUFFER_OOM = /\[METAL\] Command buffer execution failed: Insufficient Memory/;
 /**
@@ -93,10 +100,18 @@ function allocFailure(
   };
 }
 
+/** Whether the line, or one of the three above it, is libc++'s or libstdc++'s report of an exception nothing caught. */
+function thrownUncaught(line: LineView): boolean {
+  for (let k = 0; k <= 3; k++) {
+    if (/terminating due to uncaught exception|terminate called after throwing/.test(k === 0 ? line.content : (line.previous(k) ?? ''))) return true;
+  }
+  return false;
+}
+
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'mmap(size=', '207001'],
+  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'mmap(size=', '207001'],
   match(line) {
     const acl = ACL_CODE.exec(line.content);
     if (acl?.[1] === '207001') {
@@ -188,9 +203,24 @@ export const tailAllocFailure: Signature = {
         fixes: [hostMemory],
       });
     }
+    const mlxLimit = MLX_BUFFER_LIMIT.exec(line.content);
+    if (mlxLimit) {
+      const requested = Number(mlxLimit[1]);
+      const limit = Number(mlxLimit[2]);
+      const aborted = thrownUncaught(line);
+      return allocFailure(line, {
+        kind: aborted ? 'runtime-abort' : 'catchable-oom',
+        platform: 'mps',
+        summary: `${aborted ? 'Process aborted: ' : ''}MLX refused one array of ${formatBytes(requested)}: over Metal's largest buffer (${formatBytes(limit)})`,
+        explanation:
+          'Metal caps the size of a single buffer (maxBufferLength) below the unified memory, and MLX refuses a larger array before allocating: the memory pool is not full and freeing memory does not help. ' +
+          (aborted ? 'MLX threw it where nothing caught it, so the process aborted.' : 'MLX threw it as an exception the program could have caught.'),
+        numbers: { requestedBytes: requested, allowedBytes: limit },
+        fixes: [{ id: 'mlx-split-op', title: 'Split the op that builds this array: a smaller batch, chunked attention or a shorter sequence', rationale: `One array may not exceed ${formatBytes(limit)} on this Mac, whatever memory is free.` }],
+      });
+    }
     if (MLX_COMMAND_BUFFER_OOM.test(line.content)) {
-      let aborted = false;
-      for (let k = 0; k <= 3 && !aborted; k++) aborted = /terminating due to uncaught exception|terminate called after throwing/.test(k === 0 ? line.content : (line.previous(k) ?? ''));
+      const aborted = thrownUncaught(line);
       return allocFailure(line, {
         kind: aborted ? 'runtime-abort' : 'catchable-oom',
         platform: 'mps',
