@@ -795,6 +795,7 @@ const libraryStatus: Signature = {
  * "misaligned address", "unspecified launch failure"): not a memory failure. Listed after the
  * out-of-memory, illegal-address and assertion signatures, which claim their lines first.
  */
+const ROCM_LIBRARY_ABOVE = /\bHIPBLAS(?:LT)?_STATUS_[A-Z_]+|\bhipblasLt\w*|\brocBLAS error: |\bMIOpen(?:\(HIP\))?:? Error\b|\bmiopenStatus[A-Z]\w*/;
 const otherRuntimeError: Signature = {
   id: 'cuda-runtime-error',
   platform: 'cuda',
@@ -803,12 +804,17 @@ const otherRuntimeError: Signature = {
     const m = /\b(CUDA|HIP) error: ([^.\n]+)/.exec(line.content);
     if (!m || /out of memory/i.test(m[2]!)) return undefined;
     const device = m[1] === 'CUDA' ? caffe2Device(line) : undefined;
+    // PyTorch's ROCm build raises HIP's errors as "CUDA error: …" (hipified sources); a ROCm math library's status on the
+    // lines just above ("bgemm_internal_cublaslt error: HIPBLAS_STATUS_INTERNAL_ERROR when calling hipblasLtMatmul", an
+    // MIOpen or rocBLAS error) says the build is ROCm's.
+    let rocmBuild = false;
+    for (let k = 1; k <= 5 && m[1] === 'CUDA' && !rocmBuild; k++) rocmBuild = ROCM_LIBRARY_ABOVE.test(line.previous(k) ?? '');
     return {
       ...(device !== undefined && { device }),
       signature: 'cuda-runtime-error',
       role: 'failure',
       kind: 'not-oom',
-      platform: m[1] === 'HIP' ? 'rocm' : 'cuda',
+      platform: m[1] === 'HIP' || rocmBuild ? 'rocm' : 'cuda',
       catchable: /Error\b/.test(line.content.slice(0, m.index)),
       summary: `Not an OOM: ${m[1]} error: ${m[2]!.trim()}`,
       explanation:

@@ -134,6 +134,33 @@ const KERNEL_UBSAN = /\bUBSAN: [\w-]+ in (\S+):\d+:\d+/;
  * loaded, or a graph pass that produced a call no registered schema matches; thrown as an ErrorReport (RuntimeError in Python).
  */
 const JIT_NO_SCHEMA = /\bSchema not found for node\. File a bug report\./;
+/**
+ * ROCm's math and compiler libraries failing a call for a reason other than memory, each in its own words:
+ * - rocBLAS's Tensile layer (library/src/tensile_host.cpp): "rocBLAS error: Cannot read <dir>/TensileLibrary.dat: No such
+ *   file or directory" (often "for GPU arch : gfx1103", no kernels shipped for the GPU; rocblas_abort() follows, so the
+ *   process dies), "rocBLAS error: Could not initialize Tensile host: …", "rocBLAS error: Tensile solution found, but
+ *   exception thrown for { … }" (print_once, the call returns an error status); the same messages from rocblaslt,
+ *   rocSPARSELt and hipSPARSELt ("hipsparselt_error: …"); rocBLAS's hipBLASLt path ("rocBLAS error: No hipBLASLt solution
+ *   found", then a fall-back to Tensile);
+ * - a status returned by name: rocblas_status_* (rocblas-types.h), HIPBLAS_STATUS_* (hipblas.h, hipBLASLt's too), miopenStatus*
+ *   (miopen.h), HIPRTC_ERROR_* (hiprtc.h), MIGraphX's "rocblas_invoke: rocBLAS call failed with status 4" (gemm_impl.cpp;
+ *   4 is rocblas_status_invalid_size); the allocation statuses (rocblas_status_memory_error, HIPBLAS_STATUS_ALLOC_FAILED,
+ *   miopenStatusAllocFailed) are left to the out-of-memory signatures;
+ * - MIOpen's errors: MIOPEN_THROW's "MIOpen Error: <file>:<line>: <message>" ("Code object build failed. Source: …", "No
+ *   invoker was registered …"), its logger's "MIOpen(HIP): Error [<function>] …" (comgr and HIPRTC build failures, "Unable
+ *   to load file: gfx908_metadata.tn.model"), a miopen::Exception; its "Memory not available to allocate buffer" is
+ *   rocm.ts's.
+ * The library returns the status or throws; frameworks raise it (PyTorch's RuntimeError) unless it aborts.
+ */
+const ROCM_LIBRARY = /\b(?:rocBLAS|rocblaslt|rocsparselt|hipBLASLt|hipblaslt|Tensile) error: |\bhipsparselt_error: |\brocBLAS call failed with status \d+|\brocblas_status_(?!success\b|memory_error\b|continue\b)[a-z_]+|\bHIPBLAS(?:LT)?_STATUS_(?!SUCCESS\b|ALLOC_FAILED\b)[A-Z_]+|\bmiopenStatus(?!Success\b|AllocFailed\b)[A-Z]\w*|\bMIOpen(?:\(HIP\))?: Error \[|\bMIOpen Error: |\bmiopen::(?:Exception|exec::)|\bHIPRTC_ERROR_[A-Z_]+/;
+/**
+ * The dynamic loader not finding a library the program links ("./prog: error while loading shared libraries: libMIOpen.so.1:
+ * cannot open shared object file: No such file or directory", glibc's elf/dl-load.c _dl_signal_error): the program never
+ * started; the library's name says whose install is missing.
+ */
+const LOADER_MISSING = /\berror while loading shared libraries: (\S+): cannot open shared object file/;
+const ROCM_LIBRARY_NAME = /^lib(?:MIOpen|miopen|rocblas|hipblas|hipblaslt|rocsolver|rocfft|hipfft|rocrand|hiprand|rccl|amdhip64|hsa-runtime64|migraphx|rocsparse|hipsparse|roctracer|rocprofiler)/i;
+const CUDA_LIBRARY_NAME = /^lib(?:cuda|cudart|cublas|cublasLt|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nccl|nvinfer|nvidia-ml)\b/i;
 const NVIDIA_XID = /\bNVRM: Xid \(PCI:[\w:.]+\): \d+/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
@@ -230,6 +257,28 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|warn/i.test(text)) return undefined;
   const status = RUNTIME_STATUS.exec(text);
   if (status) return { name: quote(text), platform: status[1] === 'hip' ? 'rocm' : 'cuda', what: 'the failed CUDA/HIP call (a launch failure or fault is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)' };
+  const rocmLibrary = ROCM_LIBRARY.exec(text);
+  if (rocmLibrary && !/Memory not available to allocate/.test(text)) {
+    // rocBLAS aborts when it cannot read its Tensile library (rocblas_abort after the message).
+    const aborts = /\bCannot read \S*Tensile|Could not initialize Tensile host/.test(text);
+    return {
+      name: `a ROCm library call failed (${quote(text.replace(/^.*?(?=\b(?:rocBLAS|rocblaslt|rocsparselt|hipBLASLt|hipblaslt|MIOpen)\b)/, ''))})`,
+      platform: 'rocm',
+      what: /Tensile|TensileLibrary/.test(text)
+        ? 'the rocBLAS install: its Tensile kernels for this GPU\'s gfx target (a missing TensileLibrary file is an architecture the build does not ship; HSA_OVERRIDE_GFX_VERSION or a build for the target); not memory'
+        : /MIOpen|miopen|HIPRTC|comgr/.test(text)
+          ? 'the MIOpen message: a kernel it could not build (comgr/HIPRTC), a missing database or model file, or no solver for this convolution; MIOPEN_LOG_LEVEL=6 shows the call; not memory'
+          : 'the library status and the call that returned it (an invalid size or value is the arguments, not memory)',
+      catchable: !aborts,
+      abortsAfter: true,
+    };
+  }
+  const loader = LOADER_MISSING.exec(text);
+  if (loader) {
+    const lib = loader[1]!;
+    const platform: Platform | undefined = ROCM_LIBRARY_NAME.test(lib) ? 'rocm' : CUDA_LIBRARY_NAME.test(lib) ? 'cuda' : undefined;
+    return { name: `the program could not start: the loader did not find ${lib}`, ...(platform && { platform }), what: `the install that provides ${lib} (LD_LIBRARY_PATH, the package, the version the program was linked against); not memory`, catchable: false };
+  }
   const cudaString = CUDA_ERROR_STRING.exec(text);
   if (cudaString) {
     // "… on GPU0: …" names the device the call failed on.

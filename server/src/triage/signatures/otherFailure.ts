@@ -91,6 +91,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'Schema not found for node',
   // React's overlay for an unhandled rejection; java.util.logging's SEVERE record; a subprocess's negative returncode; SPVM's exception stack.
   'Unhandled Rejection \\(', '(?<![^\\n])[ \\t]*SEVERE: ', '\\breturncode\\b', '\\.spvm line \\d',
+  // ROCm's math and compiler libraries (nativeFailure's ROCM_LIBRARY), the loader's missing library, zsh's name for SIGABRT.
+  '(?:rocBLAS|rocblaslt|rocsparselt|hipBLASLt|hipblaslt|Tensile) error: ', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopenStatus', 'MIOpen', 'miopen::', 'HIPRTC_ERROR',
+  'error while loading shared libraries', 'IOT instruction',
   'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
@@ -154,7 +157,7 @@ const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
  * handler (torch/csrc/DataLoader.cpp) prints "ERROR: Unexpected segmentation fault encountered in worker." before it
  * re-raises; its bus-error sibling is the shared-memory host signature in cpu.ts.
  */
-const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|^\s*bus error(?: \(core dumped\))?\s*$|Floating point exception|Illegal instruction(?: \(core dumped\)|\s*$)|\bzsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|\bUnexpected (?:segmentation fault|floating-point exception) encountered in worker\b/;
+const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|^\s*bus error(?: \(core dumped\))?\s*$|Floating point exception|\bIOT instruction(?: \(core dumped\))?|Illegal instruction(?: \(core dumped\)|\s*$)|\bzsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|\bUnexpected (?:segmentation fault|floating-point exception) encountered in worker\b/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
 /** A launcher or parent reporting a child's end: torchrun, DeepSpeed, MPI, Node's child_process "exit with code N, signal null", launchd's "Service did not exit 5 seconds after SIGTERM. Sending SIGKILL." (a stop timeout, not memory). */
 const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:status code|code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|\bexit status [1-9]\d*\b(?! \()|\bEngine core proc \S+ died unexpectedly|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
@@ -269,7 +272,8 @@ export const otherFailure: Signature = {
     'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -',
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
     'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
-    'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line '],
+    'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line ',
+    ' error: ', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".

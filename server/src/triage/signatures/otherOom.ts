@@ -61,8 +61,10 @@ const GPU_PREFIX = /^\s*GPU[- ]?(\d+): /;
 
 /** Accelerators a log names, most specific first; `cpu` when it names none. */
 const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
+  // ROCm's math libraries by name (rocBLAS, hipBLAS/hipBLASLt and their statuses, MIOpen, MIGraphX, HIPRTC, Tensile's kernel
+  // library, PyTorch's ATen/hip sources: a ROCm build's "CUDA error" names HIP's libraries around it).
   // ROCm CLR's AMD_LOG_LEVEL lines (":1:rocdevice.cpp            :1897: 9616777836 us: 4277 : [tid:0x…] …", ClPrint's format) name the runtime by their form.
-  ['rocm', /\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: /m],
+  ['rocm', /\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|\brocBLAS\b|\brocblas|\bHIPBLAS|\bhipblas|\bMIOpen\b|\bmiopen[A-Z:]|\blibMIOpen\b|\bMIGraphX\b|\bHIPRTC|\bTensileLibrary|\bATen\/hip\b|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: /m],
   // The Ascend device's exception dump ("DEVICE[0] PID[358]:", "EXCEPTION STREAM:", "RTS_HWTS: aicore exception") and
   // torch_npu's "The Inner error is reported as above." name the NPU without saying so.
   ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu|\bRTS_HWTS: |^\s*EXCEPTION STREAM:|The Inner error is reported as above/m],

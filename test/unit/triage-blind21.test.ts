@@ -1,0 +1,86 @@
+// The message classes blind batch 21 showed the engine did not know: ROCm's math and compiler libraries (rocBLAS and its
+// Tensile and hipBLASLt paths, rocBLAS/hipBLAS/MIOpen/HIPRTC statuses, MIOpen's errors, MIGraphX's rocBLAS call) as
+// not-oom on rocm; the loader not finding a library; zsh's name for SIGABRT. Each test is a variant written for the
+// class (other numbers, names and paths), not a corpus log.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const all = (text: string) => triageText(text, 'log').verdicts;
+const root = (text: string) => all(text)[0];
+
+describe("ROCm's math and compiler libraries", () => {
+  it("reads rocBLAS not finding its Tensile library as a not-oom on rocm that aborts", () => {
+    const log = [
+      'Loading checkpoint shards: 100%|██████████| 2/2 [00:03<00:00,  1.61s/it]',
+      'rocBLAS error: Cannot read /opt/venv/lib/python3.10/site-packages/torch/lib/rocblas/library/TensileLibrary.dat: Illegal seek for GPU arch : gfx1036',
+      ' List of available TensileLibrary Files : ',
+      '"/opt/venv/lib/python3.10/site-packages/torch/lib/rocblas/library/TensileLibrary_lazy_gfx1030.dat"',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+    expect(root('rocBLAS error: Could not initialize Tensile host: No devices found\nAborted (core dumped)')).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+  });
+
+  it("reads rocBLAS's Tensile exception and the hipBLASLt path's messages as catchable not-oom on rocm", () => {
+    expect(root('rocBLAS error: Tensile solution found, but exception thrown for { a_type: "bf16_r", b_type: "bf16_r", c_type: "bf16_r", M: 512, N: 128, K: 4096 }  Kernel Cijk_Alik_Bljk_BBS_BH not found in any loaded module.')).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: true });
+    const lt = [
+      'rocBLAS error: No hipBLASLt solution found',
+      'This message will be only be displayed once, unless the ROCBLAS_VERBOSE_HIPBLASLT_ERROR environment variable is set.',
+      '',
+      'rocBLAS warning: hipBlasLT failed, falling back to tensile.',
+    ].join('\n');
+    expect(root(lt)).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: true });
+    expect(root('hipsparselt_error: No Tensile solution found, but exception thrown for sparse problem (m=64, n=64)')).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+  });
+
+  it('reads a library status returned by name as a not-oom on rocm, but not its allocation statuses', () => {
+    expect(root('/src/AMDMIGraphX/src/targets/gpu/gemm_impl.cpp:210: operator(): rocblas_invoke: rocBLAS call failed with status 3')).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: true });
+    expect(root('hipblas call returned rocblas_status_invalid_pointer in gemm_strided_batched')).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+    expect(root('!!! Exception during processing !!! miopenStatusBadParm')).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: true });
+    expect(root("MIOpen(HIP): Error [BuildHip] HIPRTC status = HIPRTC_ERROR_INVALID_OPTION (5), source file: naive_pool.cpp")).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+    // The allocation statuses are left to the out-of-memory signatures.
+    expect(root('solver returned rocblas_status_memory_error')?.signature).not.toBe('other-failure');
+    expect(root('gemm: HIPBLAS_STATUS_ALLOC_FAILED')?.signature).not.toBe('other-failure');
+  });
+
+  it("reads MIOpen's errors and an uncaught miopen::Exception as not-oom on rocm", () => {
+    const build = [
+      'MIOpen(HIP): Error [BuildOcl] comgr status = INVALID_ARGUMENT (2)',
+      'MIOpen Error: /long/src/MIOpen/src/hipoc/hipoc_program.cpp:312: Code object build failed. Source: MIOpenCol2Im2d.cl',
+    ].join('\n');
+    expect(root(build)).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: true });
+    expect(root('epoch 3:  41%|████      | 88/214 [00:12<00:17]MIOpen Error: /build/MIOpen/src/ocl/convolutionocl.cpp:611: No invoker was registered for convolution backward')).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+    expect(root('MIOpen(HIP): Error [D:/rocm/miopen/src/include/miopen/conv/heuristics/ai_heuristics.hpp:70] Unable to load file: gfx1100_metadata.ktn.model')).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+    const terminate = ["terminate called after throwing an instance of 'miopen::Exception'", '  what():  /src/MIOpen/src/exec_utils.cpp:71: miopen::exec::Run(): pclose() failed'].join('\n');
+    expect(root(terminate)).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+    // MIOpen's allocation failure stays an out-of-memory.
+    expect(root('MIOpen Error: /src/MIOpen/src/hip/handlehip.cpp:110: Memory not available to allocate buffer: 8589934592')?.kind).not.toBe('not-oom');
+  });
+
+  it("reads PyTorch's ROCm build raising 'CUDA error' under a hipBLAS status as rocm", () => {
+    const log = [
+      'train.py:88: UserWarning: bgemm_internal_cublaslt error: HIPBLAS_STATUS_NOT_SUPPORTED when calling hipblasLtMatmul with transpose_mat1 t transpose_mat2 n m 4096 n 512 k 4096. Will attempt to recover by calling unoptimized cublas instead.',
+      'Traceback (most recent call last):',
+      '  File "train.py", line 88, in <module>',
+      '    y = a @ b',
+      'RuntimeError: CUDA error: invalid device function',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+    // Without a ROCm library around it, the same error is CUDA's.
+    expect(root('RuntimeError: CUDA error: invalid device function')?.platform).toBe('cuda');
+  });
+});
+
+describe('the loader not finding a library', () => {
+  it('reads a missing shared library as a not-oom that never started, on the platform its name says', () => {
+    expect(root('/opt/bench/convtest: error while loading shared libraries: librocblas.so.4: cannot open shared object file: No such file or directory')).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: false });
+    expect(root('./infer: error while loading shared libraries: libcudnn.so.8: cannot open shared object file: No such file or directory')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root('sqlite3: error while loading shared libraries: libreadline.so.7: cannot open shared object file: No such file or directory')).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+  });
+});
+
+describe("zsh's name for SIGABRT", () => {
+  it("reads zsh's 'IOT instruction (core dumped)' job report as a native abort", () => {
+    expect(root('[2]  + 48211 IOT instruction (core dumped)  ./bin/server --port 8080')).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root('zsh: IOT instruction (core dumped)  python3 bench.py')).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+});
