@@ -84,3 +84,21 @@ describe("zsh's name for SIGABRT", () => {
     expect(root('zsh: IOT instruction (core dumped)  python3 bench.py')).toMatchObject({ kind: 'not-oom', catchable: false });
   });
 });
+
+describe('numbers of out-of-memory reports', () => {
+  it("reads Android ART's heap report: the request, the free bytes and the growth limit", () => {
+    const v = root('FATAL EXCEPTION: main\njava.lang.OutOfMemoryError: Failed to allocate a 4104 byte allocation with 1023840 free bytes and 999KB until OOM, target footprint 536870912, growth limit 536870912; giving up on allocation because <1% of heap free after GC.');
+    expect(v).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', requestedBytes: 4104, freeBytes: 1023840, allowedBytes: 536870912 });
+    // Older releases say "max allowed footprint".
+    expect(root('java.lang.OutOfMemoryError: Failed to allocate a 65548 byte allocation with 16384 free bytes and 16KB until OOM, max allowed footprint 201326592, growth limit 201326592')).toMatchObject({ requestedBytes: 65548, freeBytes: 16384, allowedBytes: 201326592 });
+  });
+
+  it("reads a failed mmap's size as the request", () => {
+    expect(root('RuntimeError: unable to mmap 4096 bytes from file </torch_5521_1192837_3>: Cannot allocate memory (12)')).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', requestedBytes: 4096 });
+  });
+
+  it("reads the TPU runtime's per-HBM report: the request and the free bytes in all", () => {
+    const v = root('jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Could not allocate 268435456 bytes in memory 0x0x1_HBM0; 100663296 bytes allocatable, 201326592 bytes available');
+    expect(v).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', requestedBytes: 268435456, freeBytes: 201326592 });
+  });
+});

@@ -40,6 +40,8 @@ const DRIVER_REPORT = new RegExp(String.raw`${SIZE} free and ${SIZE} total`);
 /** The free memory a failed request is compared with: "Failed to allocate 16.00 GB GPU memory (0.00 GB available)". */
 /** ROCm CLR's summary of a failed device allocation (hipamd hip_memory.cpp, AMD_LOG_LEVEL): "Allocation failed : Device memory : required :4 | free :2314338304 | total :17163091968". */
 const CLR_ALLOC_FAILED = /Allocation failed : Device memory : required :(\d+) \| free :(\d+) \| total :(\d+)/;
+const ART_HEAP = /\bFailed to allocate a (\d+) byte allocation with (\d+) free bytes and \S+ until OOM(?:, (?:target|max allowed) footprint \d+, growth limit (\d+))?/;
+const MMAP_FAILED = new RegExp(String.raw`\bunable to mmap ${SIZE}`);
 const AVAILABLE = new RegExp(String.raw`\(${SIZE} (?:available|free)\)`);
 /**
  * The Go runtime refused heap by the OS (runtime/mheap.go, malloc.go: "runtime: out of memory: cannot allocate
@@ -152,6 +154,16 @@ export const otherOom: Signature = {
       if (free !== undefined) numbers.freeBytes = free;
       if (total !== undefined) numbers.deviceTotalBytes = total;
     }
+    // Android ART's heap (art/runtime/gc/heap.cc ThrowOutOfMemoryError: "Failed to allocate a 176 byte allocation with 504760
+    // free bytes and 476KB until OOM, target footprint 268435456, growth limit 268435456"; older releases "max allowed
+    // footprint N"): the request, the heap's free bytes, and the growth limit the heap may not pass (the app's heap cap).
+    const art = ART_HEAP.exec(text);
+    if (art) Object.assign(numbers, { requestedBytes: Number(art[1]), freeBytes: Number(art[2]), ...(art[3] !== undefined && { allowedBytes: Number(art[3]) }) });
+    // A failed mmap of a file or anonymous region ("unable to mmap 136 bytes from file <filename not specified>: Cannot
+    // allocate memory (12)", PyTorch's MapAllocator; ENOMEM): the mapping's size is the request.
+    const mmap = MMAP_FAILED.exec(text);
+    const mapped = mmap ? toBytes(mmap[1]!, mmap[2]!) : undefined;
+    if (mapped !== undefined && numbers.requestedBytes === undefined) numbers.requestedBytes = mapped;
     const available = AVAILABLE.exec(text);
     const free = available ? toBytes(available[1]!, available[2]!) : undefined;
     if (free !== undefined && numbers.freeBytes === undefined) numbers.freeBytes = free;

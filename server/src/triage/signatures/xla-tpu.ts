@@ -97,6 +97,7 @@ function bfcDevice(line: LineView): number | undefined {
   }
   return undefined;
 }
+const HBM_COULD_NOT_ALLOCATE = /\bCould not allocate (\d+) bytes in memory \S+; (\d+) bytes allocatable, (\d+) bytes available\b/;
 const NAMES_TPU = /\bTPU\b|\btpu_worker\b|\bHBM\d?\b/;
 const PLATFORM_LOOKBACK_LINES = 400;
 
@@ -212,8 +213,19 @@ const resourceExhausted: Signature = {
       fixes.push(gpuPool);
     } else {
       if (!STATUS.test(c) || !/memory|allocat/i.test(c)) return undefined;
-      summary = 'XLA out of memory (RESOURCE_EXHAUSTED)';
-      explanation = 'An XLA runtime reported RESOURCE_EXHAUSTED for memory.';
+      // The TPU runtime's per-memory form ("RESOURCE_EXHAUSTED: Could not allocate 10485760 bytes in memory 0x0x0_HBM0;
+      // 4374528 bytes allocatable, 14942208 bytes available"; trax#431, jax#14304): the request, and the HBM's free bytes in
+      // all (available), of which the largest block is the allocatable part.
+      const perMemory = HBM_COULD_NOT_ALLOCATE.exec(c);
+      if (perMemory) {
+        numbers.requestedBytes = Number(perMemory[1]);
+        numbers.freeBytes = Number(perMemory[3]);
+        summary = `XLA out of device memory: ${formatBytes(Number(perMemory[1]))} requested, ${formatBytes(Number(perMemory[3]))} free (${formatBytes(Number(perMemory[2]))} in one block)`;
+        explanation = 'The runtime could not allocate a device buffer in HBM: the live arrays already on the device leave too little free, and the largest free block is smaller still.';
+      } else {
+        summary = 'XLA out of memory (RESOURCE_EXHAUSTED)';
+        explanation = 'An XLA runtime reported RESOURCE_EXHAUSTED for memory.';
+      }
     }
     if (fatal) {
       summary = `Process aborted: ${summary}`;
