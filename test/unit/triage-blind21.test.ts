@@ -102,3 +102,20 @@ describe('numbers of out-of-memory reports', () => {
     expect(v).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', requestedBytes: 268435456, freeBytes: 201326592 });
   });
 });
+
+describe("TensorFlow's allocator messages", () => {
+  it("reads TensorFlow 1.x's BFC line without the rounded size as the request on that GPU", () => {
+    const log = [
+      '2017-11-02 10:12:40.118301: W tensorflow/core/common_runtime/bfc_allocator.cc:273] Allocator (GPU_1_bfc) ran out of memory trying to allocate 48.00MiB.  Current allocation summary follows.',
+      '2017-11-02 10:12:40.118390: I tensorflow/core/common_runtime/bfc_allocator.cc:627] Bin (256): \tTotal Chunks: 12, Chunks in use: 12. 3.0KiB allocated for chunks. 3.0KiB in use in bin. 2.1KiB client-requested in use in bin.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 1, requestedBytes: 48 * 1024 * 1024 });
+    // The variant that says it is not a failure is still not one.
+    expect(root('W tensorflow/core/common_runtime/bfc_allocator.cc:217] Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.10GiB. The caller indicates that this is not a failure, but may mean that there could be performance gains if more memory were available.')?.kind).not.toBe('catchable-oom');
+  });
+
+  it('reads the device of an OOM message wrapped after "on"', () => {
+    const log = ['ResourceExhaustedError: OOM when allocating tensor with shape[64,256,56,56] and type half on ', '/job:localhost/replica:0/task:0/device:GPU:3 by allocator GPU_3_bfc'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 3 });
+  });
+});

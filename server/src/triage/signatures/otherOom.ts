@@ -355,14 +355,15 @@ export const tfOomHint: Signature = {
  * - NPP's NPP_MEMORY_ALLOCATION_ERR, as managedCuda's NPPException words it ("Device allocation error");
  * - TensorFlow's BFC allocator failing an allocation (bfc_allocator.cc: "Allocator (GPU_0_bfc) ran out of
  *   memory trying to allocate 765.00MiB (rounded to 802160640)requested by op …"), not its "The caller
- *   indicates that this is not a failure" variant; the request is the rounded size, the device GPU_N;
+ *   indicates that this is not a failure" variant; the request is the rounded size, the device GPU_N; TensorFlow 1.x's
+ *   "… trying to allocate 2.43MiB.  Current allocation summary follows." without the rounded size;
  * - vLLM's startup check (vllm/v1/worker/gpu_worker.py, a ValueError): "Free memory on device (8.0/64.0
  *   GiB) on startup is less than desired GPU memory utilization (0.9, 57.6 GiB)".
  */
 const GMP = /GNU MP: Cannot allocate memory \(size=(\d+)\)/;
 const MLX = /\[(?:malloc_or_wait|metal::malloc)\] Unable to allocate (\d+) bytes/;
 const NPP = /\bNPP_MEMORY_ALLOCATION_ERR\b|\bDevice allocation error\b/;
-const BFC = /Allocator \((GPU|gpu|XPU|xpu)_(\d+)_bfc\) ran out of memory trying to allocate [\d.]+\s?\w+ \(rounded to (\d+)\)/;
+const BFC = /Allocator \((GPU|gpu|XPU|xpu)_(\d+)_bfc\) ran out of memory trying to allocate (?:[\d.]+\s?\w+ \(rounded to (\d+)\)|([\d.]+)\s?(B|KiB|MiB|GiB|TiB)\.\s+Current allocation summary follows)/;
 const VLLM_FREE = /Free memory on device \(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired\s+GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/;
 
 export const namedOom: Signature = {
@@ -397,7 +398,10 @@ export const namedOom: Signature = {
     const bfc = BFC.exec(text);
     if (bfc) {
       if (/not a failure/.test(text)) return undefined;
-      const f = finding(`TensorFlow's BFC allocator (${bfc[1]}_${bfc[2]}_bfc) ran out of device memory`, /xpu/i.test(bfc[1]!) ? 'xpu' : 'cuda', false, { requestedBytes: Number(bfc[3]) });
+      // TensorFlow 1.x printed the size without the rounded bytes: "… trying to allocate 2.43MiB.  Current allocation summary
+      // follows." (bfc_allocator.cc, HumanReadableNumBytes), then the bins; the request is the printed size.
+      const requested = bfc[3] !== undefined ? Number(bfc[3]) : toBytes(bfc[4]!, bfc[5]!);
+      const f = finding(`TensorFlow's BFC allocator (${bfc[1]}_${bfc[2]}_bfc) ran out of device memory`, /xpu/i.test(bfc[1]!) ? 'xpu' : 'cuda', false, requested !== undefined ? { requestedBytes: requested } : {});
       return { ...f, device: Number(bfc[2]) };
     }
     if (/Free memory on device \(/.test(text)) {

@@ -52,6 +52,9 @@ export function parseTensorflowOom(line: LineView): TensorflowOom | undefined {
     where = deviceIn(next);
   }
   where ??= deviceIn(line.content);
+  // A terminal or paste that wrapped the message after "… and type float on " puts the device on the next line
+  // ("/job:localhost/replica:0/task:0/device:GPU:0 by allocator GPU_0_bfc").
+  if (!where && /\bon\s*$/.test(line.content)) where = deviceIn(line.next(1) ?? '');
   const numbers: Numbers = {};
   for (let k = 1; k <= LOOKBACK_LINES; k++) {
     const prev = line.previous(k);
