@@ -119,3 +119,20 @@ describe("TensorFlow's allocator messages", () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 3 });
   });
 });
+
+describe("Perl's out-of-memory exit, srun's Out Of Memory, Docker's daemon error", () => {
+  it("reads Perl's fatal out-of-memory messages as a runtime-abort in host memory", () => {
+    expect(root('Reading 48211 records\nOut of memory!\nPerl exited with active threads:\n\t2 running and unjoined')).toMatchObject({ kind: 'runtime-abort', platform: 'cpu', catchable: false });
+    expect(root('Out of memory during request for 1048592 bytes, total sbrk() is 2147418112 bytes!')).toMatchObject({ kind: 'runtime-abort', requestedBytes: 1048592 });
+    expect(root('Out of memory in perl:util:safesysrealloc')).toMatchObject({ kind: 'runtime-abort', platform: 'cpu' });
+  });
+
+  it("reads srun's report of a task killed for memory as a host OOM", () => {
+    expect(root('srun: error: node-a17: task 3: Out Of Memory')).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    expect(root('srun: error: cn[041-042]: tasks 0-7: Out Of Memory\nsrun: launch/slurm: _step_signal: Terminating StepId=90211.0')).toMatchObject({ kind: 'host-oom' });
+  });
+
+  it("reads the Docker client's API error as a not-oom that stopped the command", () => {
+    expect(root('$ docker run --shm-size=0 alpine true\ndocker: Error response from daemon: invalid mount config for type "tmpfs": invalid size.')).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+  });
+});

@@ -172,6 +172,12 @@ const HOROVOD_EXIT = /\bProcess (\d+) exit with status code -?\d+\b/;
 const COLAB_RAM = /\bYour session crashed after using all available RAM\b/;
 /** Slurm's cgroup task plugin after a step's memory cgroup ran out (task_cgroup_memory.c: "Detected 2 oom-kill event(s) in step 42.batch cgroup"). */
 const SLURM_OOM_EVENTS = /\bDetected [1-9]\d* oom[-_]kill event/;
+/**
+ * srun reporting a task that its step's memory cgroup killed (Slurm's launch plugin when the task's exit carries the OOM
+ * flag: "srun: error: gpu001: task 0: Out Of Memory", FoNDUE-HTR/Documentation#5; with the node and task list left out,
+ * "srun: error: Out Of Memory"): the job's memory limit, a host kill.
+ */
+const SRUN_OOM = /\bsrun: error: (?:\S+: tasks? [\d,\-\[\]]+: )?Out Of Memory\b/;
 /** The kernel OOM killer's own stack frames (mm/oom_kill.c: dump_header's dump_stack, printed only when it runs). */
 const KERNEL_OOM_FRAME = /\b(?:oom_kill_process|out_of_memory|pagefault_out_of_memory|mem_cgroup_out_of_memory)\+0x[0-9a-f]+\/0x[0-9a-f]+/;
 /**
@@ -202,11 +208,11 @@ const USERSPACE_OOM_KILL = /\bConsidered \d+ cgroups for killing, top candidates
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM'],
+  needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory'],
   match(line) {
     const gcc = GCC_KILLED.exec(line.content);
     const exit137 = !gcc && (EXIT_137.test(line.content) || DOCKER_EXEC_137.test(line.content));
-    const slurm = !gcc && !exit137 && SLURM_OOM_EVENTS.test(line.content);
+    const slurm = !gcc && !exit137 && (SLURM_OOM_EVENTS.test(line.content) || SRUN_OOM.test(line.content));
     const frame = !gcc && !exit137 && !slurm && KERNEL_OOM_FRAME.test(line.content);
     if (gcc || exit137 || slurm || frame) {
       const summary = gcc
@@ -214,7 +220,7 @@ export const tailHostKill: Signature = {
         : exit137
           ? 'A child process exited with status 137 (SIGKILL), most likely killed for host memory'
           : slurm
-            ? 'Host OOM: Slurm detected oom-kill events in the job step\'s memory cgroup'
+            ? SRUN_OOM.test(line.content) ? 'Host OOM: srun reports a task killed for memory (Out Of Memory)' : 'Host OOM: Slurm detected oom-kill events in the job step\'s memory cgroup'
             : 'Host OOM: the kernel OOM killer\'s stack trace (a process was killed for memory)';
       const why = gcc
         ? 'GCC\'s driver reports that a compiler pass it ran died of SIGKILL ("Killed signal terminated program"); a large translation unit on a small host is the usual case. '

@@ -161,6 +161,12 @@ const ROCM_LIBRARY = /\b(?:rocBLAS|rocblaslt|rocsparselt|hipBLASLt|hipblaslt|Ten
 const LOADER_MISSING = /\berror while loading shared libraries: (\S+): cannot open shared object file/;
 const ROCM_LIBRARY_NAME = /^lib(?:MIOpen|miopen|rocblas|hipblas|hipblaslt|rocsolver|rocfft|hipfft|rocrand|hiprand|rccl|amdhip64|hsa-runtime64|migraphx|rocsparse|hipsparse|roctracer|rocprofiler)/i;
 const CUDA_LIBRARY_NAME = /^lib(?:cuda|cudart|cublas|cublasLt|cudnn|cufft|curand|cusolver|cusparse|nvrtc|nccl|nvinfer|nvidia-ml)\b/i;
+/**
+ * The Docker client printing an error the daemon's API returned ("docker: Error response from daemon: …", "Error response
+ * from daemon: 500 Internal Server Error: SHM size must be greater then 0"; the CLI exits 125): the container was not created
+ * or started; its out-of-memory and GPU-driver messages are read by their own words.
+ */
+const DOCKER_DAEMON_ERROR = /\bError response from daemon: (.*)$/;
 const NVIDIA_XID = /\bNVRM: Xid \(PCI:[\w:.]+\): \d+/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
@@ -273,6 +279,8 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
       abortsAfter: true,
     };
   }
+  const daemon = DOCKER_DAEMON_ERROR.exec(text);
+  if (daemon) return { name: `Docker's daemon refused the request: ${quote(daemon[1]!)}`, what: 'the docker command\'s options and the daemon\'s message (the container was not created or started; the CLI exits 125)', catchable: false };
   const loader = LOADER_MISSING.exec(text);
   if (loader) {
     const lib = loader[1]!;

@@ -94,6 +94,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // ROCm's math and compiler libraries (nativeFailure's ROCM_LIBRARY), the loader's missing library, zsh's name for SIGABRT.
   '(?:rocBLAS|rocblaslt|rocsparselt|hipBLASLt|hipblaslt|Tensile) error: ', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopenStatus', 'MIOpen', 'miopen::', 'HIPRTC_ERROR',
   'error while loading shared libraries', 'IOT instruction',
+  // srun's report of a task killed for memory (cpu.ts tailHostKill); the Docker client's API error.
+  'Out Of Memory', 'Error response from daemon',
   'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */

@@ -127,6 +127,8 @@ export const otherOom: Signature = {
     // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
     if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
     if (RAY_MEMORY_MONITOR.test(text)) return rayMemoryMonitor(line);
+    const perl = PERL_NO_MEMORY.exec(text);
+    if (perl) return perlOutOfMemory(line, perl[1] !== undefined ? Number(perl[1]) : undefined);
     const go = GO_OOM.exec(text);
     if (go) return goOutOfMemory(line, Number(go[1]), Number(go[2]));
     // Go's throw under that line is the same failure, read there.
@@ -201,6 +203,29 @@ export const otherOom: Signature = {
     };
   },
 };
+
+/**
+ * Perl's fatal out-of-memory messages (perldiag: "Out of memory!", "Out of memory during request for %s", "Out of memory
+ * during "large" request for %s", "Out of memory in perl:%s"; Perl_croak_no_mem and perl's malloc.c print them and exit,
+ * and only the request form can be trapped, with $^M set aside): the interpreter exits on them.
+ */
+const PERL_NO_MEMORY = /^\s*Out of memory(?:!|\s+during (?:"large" )?request for (\d+) bytes(?:, total sbrk\(\) is \d+ bytes!?)?|\s+in perl:\S+)\s*$/;
+
+function perlOutOfMemory(line: LineView, requested: number | undefined): Finding {
+  return {
+    signature: 'other-out-of-memory',
+    role: 'failure',
+    fallback: 'oom',
+    kind: 'runtime-abort',
+    platform: 'cpu',
+    catchable: false,
+    summary: 'Process exited: Perl ran out of memory' + (requested !== undefined ? ` (${formatBytes(requested)} requested)` : ''),
+    explanation: 'Perl could not get memory from the system and stopped the interpreter with its fatal "Out of memory" message; eval cannot catch it.',
+    ...(line.rank !== undefined && { rank: line.rank }),
+    numbers: requested !== undefined ? { requestedBytes: requested } : {},
+    fixes: [shrinkPeak('the data the script holds in memory (read it in a stream, or in smaller pieces)')],
+  };
+}
 
 function rayMemoryMonitor(line: LineView): Finding {
   return {
