@@ -136,3 +136,34 @@ describe("Perl's out-of-memory exit, srun's Out Of Memory, Docker's daemon error
     expect(root('$ docker run --shm-size=0 alpine true\ndocker: Error response from daemon: invalid mount config for type "tmpfs": invalid size.')).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
   });
 });
+
+describe('CUDA statuses by number and name, and NCCL in a backtrace', () => {
+  it("reads a CUDA check's 'failed with error 2' as a catchable out-of-memory on CUDA", () => {
+    expect(root('RuntimeError voxelize_cuda.cu 88 cuda execution failed with error 2')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+    // Another number is not memory.
+    expect(root('RuntimeError voxelize_cuda.cu 88 cuda execution failed with error 700')?.kind).toBe('not-oom');
+  });
+
+  it("reads 'cuda runtime error (30) : unknown error' under a Lua error as a not-oom on CUDA, with the Lua frames", () => {
+    const log = [
+      'THCudaCheck FAIL file=/tmp/luarocks_cutorch-scm-1-9041/cutorch/init.c line=261 error=30 : unknown error',
+      "/opt/torch/install/bin/luajit: ./model.lua:17: cuda runtime error (30) : unknown error at /tmp/luarocks_cutorch-scm-1-9041/cutorch/init.c:261",
+      'stack traceback:',
+      "\t[C]: in function 'cuda'",
+      "\t./model.lua:17: in function 'build'",
+      '\tmain.lua:42: in main chunk',
+      "\t[C]: in function 'dofile'",
+    ].join('\n');
+    const v = root(log);
+    expect(v).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(v?.userFrames?.[0]).toMatchObject({ file: './model.lua', line: 17 });
+  });
+
+  it("names CUDA for NCCL's own functions in a gdb backtrace", () => {
+    const log = [
+      'Thread 41 "python3" received signal SIGBUS, Bus error.',
+      '0x00007f1c2a1b2c3d in ncclShmOpen(char*, unsigned long, void**, void**, int, void**) () from /opt/lib/libnccl.so.2',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+  });
+});

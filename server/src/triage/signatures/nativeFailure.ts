@@ -185,13 +185,13 @@ const CUDA_ERROR_STRING = /no kernel image is available for execution (?:on )?(?
  * A program's own CUDA check printing the runtime's or driver's status string for a failure other than memory
  * (cudaGetErrorString/cuGetErrorString: cudaErrorInvalidValue and CUDA_ERROR_INVALID_VALUE are "invalid argument",
  * cudaErrorNotSupported/CUDA_ERROR_NOT_SUPPORTED "operation not supported", cudaErrorInvalidConfiguration "invalid
- * configuration argument", …) after its own words for a CUDA error: FasterTransformer's check ("[FT][ERROR] CUDA runtime
+ * configuration argument", cudaErrorUnknown "unknown error", …) after its own words for a CUDA error: FasterTransformer's check ("[FT][ERROR] CUDA runtime
  * error: operation not supported …/allocator.h:160"), TensorRT's samples' CHECK ("Cuda failure: invalid argument", then
  * abort()), a driver call's wrapper ("cuMemAddressReserve failed: operation not supported"), a lower-case "cuda error:
  * invalid argument". A virtual-memory or pool API the device or vGPU does not support fails this way inside an
  * allocator: not memory running out.
  */
-const CUDA_STATUS_STRING = String.raw`(operation not supported|invalid argument|invalid configuration argument|invalid device ordinal|invalid resource handle|invalid device pointer|invalid device context|misaligned address|initialization error|operation not permitted when stream is capturing|peer access is not supported between these two devices)`;
+const CUDA_STATUS_STRING = String.raw`(operation not supported|invalid argument|invalid configuration argument|invalid device ordinal|invalid resource handle|invalid device pointer|invalid device context|misaligned address|initialization error|operation not permitted when stream is capturing|peer access is not supported between these two devices|unknown error)`;
 const CUDA_STATUS_ERROR = new RegExp(String.raw`(?:\b(?:CUDA|Cuda|cuda)(?: runtime| driver)? (?:error|failure)|\bcu(?:da)?[A-Z]\w*(?:\(\))? failed)\b[^\n]*?\b` + CUDA_STATUS_STRING + String.raw`\b`);
 /**
  * The gpuAssert idiom of CUDA code (the gpuErrchk macro widely copied from a Stack Overflow answer, in many projects'
@@ -260,7 +260,7 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   // Before the warnings are set aside: NCCL logs its failed calls at WARN level (and errno's "Cannot allocate memory" is ibv's, not the process's).
   const ibv = NCCL_IBV.exec(text);
   if (ibv) return { name: `NCCL's InfiniBand setup failed: ${ibv[1]} (${quote(text)})`, fallbackPlatform: 'cuda', what: 'the RDMA setup: ulimit -l (locked memory), the HCA\'s queue limits, NCCL_IB_HCA/NCCL_IB_GID_INDEX; NCCL_IB_DISABLE=1 tells whether the IB path is the cause' };
-  if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|warn/i.test(text)) return undefined;
+  if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|failed with error 2\b(?![.\d])|warn/i.test(text)) return undefined;
   const status = RUNTIME_STATUS.exec(text);
   if (status) return { name: quote(text), platform: status[1] === 'hip' ? 'rocm' : 'cuda', what: 'the failed CUDA/HIP call (a launch failure or fault is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)' };
   const rocmLibrary = ROCM_LIBRARY.exec(text);
@@ -308,7 +308,8 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
       what: /not supported/.test(cudaStatus[1]!) ? 'the CUDA call the check names: the device, driver or vGPU profile does not support it (virtual memory management and memory pools are not available on every GPU); not memory running out' : 'the CUDA call the check names and the arguments it was given (a launch configuration or value out of range); not memory running out',
       // The call returned the error, unless it was thrown out of a C++ function into std::terminate (what()), a glog FATAL/CHECK,
       // or the CUDA_CHECK macro of the CUDA samples and ggml ("CUDA error 1 at ggml-cuda.cu:8949: invalid argument"), which exits.
-      catchable: !/^\s*what\(\):|^\s*F\d{4} |\bFATAL\b|Check failed|\berror \d+ at \S+:\d+: /.test(text),
+      // cudaErrorUnknown ("unknown error", 999; 30 in CUDA before 10.1) leaves the context unusable, as the corpus reads it.
+      catchable: cudaStatus[1] !== 'unknown error' && !/^\s*what\(\):|^\s*F\d{4} |\bFATAL\b|Check failed|\berror \d+ at \S+:\d+: /.test(text),
       abortsAfter: true,
     };
   }

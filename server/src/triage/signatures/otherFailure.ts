@@ -82,7 +82,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'workers are out of shared memory', 'ERROR in\\s*\\n\\s*action number',
   // Userspace OOM killers and cgroup OOM reports: systemd-oomd, oomd's kill plugins, isolate's meta file, the oomkill tracers (cpu.ts tailHostKill).
   // A program's CUDA check with the runtime's status string ('cuda error: …', 'Cuda failure: …', 'cuXxx failed: …'); the gpuAssert idiom (nativeFailure).
-  '[Cc]uda (?:error|failure)', 'CUDA runtime error', '\\bcu(?:da)?[A-Z]\\w*(?:\\(\\))? failed', 'GPU ?assert: ',
+  '[Cc]uda (?:error|failure)', '(?:CUDA|cuda) runtime error', '\\bcu(?:da)?[A-Z]\\w*(?:\\(\\))? failed', 'GPU ?assert: ',
   // Metal's failed assertion pasted with a quote for its opening backtick (mps.ts tailMetalAssertion).
   "failed assertion '",
   // The kernel's UBSAN report (nativeFailure).

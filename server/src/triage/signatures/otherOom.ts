@@ -86,8 +86,9 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // PyTorch MPS's Placeholder check ("Placeholder buffer size (N) is not large enough to contain the Tensor storage of size M",
   // native/mps/OperationUtils.mm; pytorch#77886, #78042) and MPSCore's "[MPSNDArray, initWithBuffer:…] Error: buffer is not large enough".
   ['mps', /\bMPS\b|\bMetal\b|\bmetal::|\bmlx\.|MetalPerformanceShaders|\bMPSGraph|"mps_[a-z]\w*"|\bcopy_to_mps\b|\/native\/mps\/|\bPlaceholder buffer size \(\d+\) is not large enough to contain the Tensor storage\b|\bMPSNDArray\b|\bMPSCore\b/],
+  // NCCL's own functions in a backtrace ("ncclShmOpen", "ncclProxyService"; RCCL keeps the names, and ROCm's words come first).
   // NVIDIA's GeForce GTX cards are often named without "GeForce" ("Using device: GTX 770 (type: DiscreteGpu)").
-  ['cuda', /CUDA|\bcuda|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b/],
+  ['cuda', /CUDA|\bcuda|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bnccl[A-Z][a-z]\w*|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b/],
 ];
 
 /** The accelerator a text names (the first of PLATFORM_WORDS that matches), or undefined. */

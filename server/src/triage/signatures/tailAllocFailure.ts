@@ -24,6 +24,13 @@ import { platformNear } from './otherOom';
 import type { Fix, Platform } from '../../protocol';
 import type { Finding, LineView, Signature } from './types';
 
+/**
+ * A program's CUDA check printing the status by number, 2: cudaErrorMemoryAllocation in the runtime API (driver_types.h)
+ * and CUDA_ERROR_OUT_OF_MEMORY in the driver API (cuda.h) are both 2. spconv's TV_CHECK_CUDA_ERR ("RuntimeError
+ * indice_cuda.cu 124 cuda execution failed with error 2", tensorview.h: "cuda execution failed with error " << err) and
+ * its kin throw it to the caller: a catchable out-of-memory on CUDA with no sizes.
+ */
+const CUDA_NUMBERED_OOM = /(?:\b(?:CUDA|cuda|Cuda)\b|\.cu\b)[^\n]*\bfailed with error 2\b(?![.\d])/;
 const GLIB_ALLOC = /\bgmem\.c:\d+: failed to allocate (\d+) bytes/;
 const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
 const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer across (\d+) banks/;
@@ -111,8 +118,18 @@ function thrownUncaught(line: LineView): boolean {
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'mmap(size=', '207001'],
+  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'mmap(size=', '207001', 'failed with error 2'],
   match(line) {
+    if (CUDA_NUMBERED_OOM.test(line.content) && !/out of memory/i.test(line.content)) {
+      return allocFailure(line, {
+        kind: thrownUncaught(line) ? 'runtime-abort' : 'catchable-oom',
+        platform: 'cuda',
+        summary: 'Out of memory on the GPU: a CUDA call failed with error 2 (cudaErrorMemoryAllocation)',
+        explanation: 'The program\'s CUDA check printed the status by number: 2 is cudaErrorMemoryAllocation (the runtime API) and CUDA_ERROR_OUT_OF_MEMORY (the driver API), a device allocation that did not fit. The check threw it to the caller.',
+        numbers: {},
+        fixes: [shrinkPeak()],
+      });
+    }
     const acl = ACL_CODE.exec(line.content);
     if (acl?.[1] === '207001') {
       return allocFailure(line, {
