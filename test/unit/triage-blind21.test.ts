@@ -167,3 +167,18 @@ describe('CUDA statuses by number and name, and NCCL in a backtrace', () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
   });
 });
+
+describe('reading a traceback pasted with blank lines', () => {
+  it('walks up frames that each have a blank line after their code line', () => {
+    const log = [
+      'File "C:\\work\\splat\\train.py", line 512, in fit',
+      '    loss = self.step(batch)',
+      '',
+      'File "C:\\work\\splat\\splat\\render.py", line 97, in step',
+      '    out = rasterize(means, scales)',
+      '',
+      'RuntimeError: CUDA error: no kernel image is available for execution on the device',
+    ].join('\n');
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: 'C:\\work\\splat\\splat\\render.py', line: 97 });
+  });
+});

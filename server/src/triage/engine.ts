@@ -470,6 +470,14 @@ function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: num
       for (let j = k + 1; j <= last && (neighbour = lineAt(j)) !== undefined; j++) if (sameRank(neighbour) && neighbour.content.trim() !== '') break;
       // IPython spaces its frames; so does a traceback.format_tb list joined with "\n" (ComfyUI's report).
       if (neighbour !== undefined && (isNotebookLine(withoutCiTimestamp(neighbour.content)) || parseFrameLine(withoutCiTimestamp(neighbour.content)) !== undefined)) continue;
+      // Walking up a traceback pasted with a blank line after each frame's code line (an issue form's paste, a frame list
+      // joined with "\n\n"), the nearest line above the blank is a code line whose frame is the line above it.
+      if (upward && neighbour !== undefined && k + 1 < last) {
+        let j = k + 1;
+        while (j < last && lineAt(j)?.content.trim() === '') j++;
+        const frame = lineAt(j + 1);
+        if (frame !== undefined && parseFrameLine(withoutCiTimestamp(frame.content)) !== undefined && !isTracebackHeader(withoutCiTimestamp(neighbour.content))) continue;
+      }
       break;
     }
     if (!isTracebackBody(content) && !printedAfterFrame(k)) break;
