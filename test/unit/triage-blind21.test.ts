@@ -182,3 +182,27 @@ describe('reading a traceback pasted with blank lines', () => {
     expect(root(log)?.userFrames?.[0]).toMatchObject({ file: 'C:\\work\\splat\\splat\\render.py', line: 97 });
   });
 });
+
+describe("Julia's uncaught error", () => {
+  it('reads ERROR: with its stacktrace as a catchable not-oom, its user frame outside Julia and its packages', () => {
+    const log = [
+      'julia> fit!(model, X)',
+      'ERROR: DimensionMismatch: matrix A has dimensions (128,64), vector B has length 32',
+      'Stacktrace:',
+      ' [1] gemv!(y::Vector{Float32}, tA::Char, A::Matrix{Float32}, x::Vector{Float32})',
+      '   @ LinearAlgebra /opt/julia-1.10.2/share/julia/stdlib/v1.10/LinearAlgebra/src/matmul.jl:404',
+      ' [2] forward(m::Dense, x::Vector{Float32})',
+      '   @ MyNet ~/.julia/dev/MyNet/src/layers.jl:88',
+      ' [3] fit!(m::Model, X::Matrix{Float32})',
+      '   @ Flux ~/.julia/packages/Flux/Wz6D4/src/train.jl:102',
+      ' [4] top-level scope',
+      '   @ REPL[3]:1',
+    ].join('\n');
+    const v = root(log);
+    expect(v).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+    expect(v?.userFrames?.[0]).toMatchObject({ file: '~/.julia/dev/MyNet/src/layers.jl', line: 88 });
+    // Before Julia 1.6 the location followed the call on the same line.
+    const old = ['ERROR: LoadError: UndefVarError: cu not defined', 'Stacktrace:', ' [1] top-level scope at /home/u/run.jl:12', ' [2] include(::String) at ./client.jl:457'].join('\n');
+    expect(root(old)?.userFrames?.[0]).toMatchObject({ file: '/home/u/run.jl', line: 12 });
+  });
+});

@@ -49,7 +49,9 @@ const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;
  * `<ipython-input-…>`, and code typed or piped in, `<stdin>`, are the user's code), and the
  * console scripts pip writes into a bin folder (`/usr/bin/torchrun`, `venv/bin/accelerate`).
  */
-const LIBRARY_PATH = /(?:site-packages|dist-packages|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|^<(?!ipython-input-|stdin>)|[\\/]bin[\\/][\w-]+$)/;
+// Julia's own sources and installed packages (share/julia/base and stdlib, ~/.julia/packages, juliaup's installs) are
+// library frames; a package checked out with Pkg.develop (~/.julia/dev) is the user's.
+const LIBRARY_PATH = /(?:site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|^<(?!ipython-input-|stdin>)|[\\/]bin[\\/][\w-]+$)/;
 
 /**
  * The host prefix pdsh and clush put before every line they relay (`10.0.0.5: `, `node01: `): an

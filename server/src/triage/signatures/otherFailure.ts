@@ -96,6 +96,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'error while loading shared libraries', 'IOT instruction',
   // srun's report of a task killed for memory (cpu.ts tailHostKill); the Docker client's API error.
   'Out Of Memory', 'Error response from daemon',
+  // Julia's uncaught error ("ERROR: …" over "Stacktrace:").
+  '(?<![^\\n])[ \\t]*ERROR: ',
   'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
@@ -149,6 +151,33 @@ const SIGNAL_NAMES: Record<string, string> = { '4': 'SIGILL', '6': 'SIGABRT', '7
  * releases "  from Class::method() at … line N"; SPVM::Document::Language::ExceptionHandling); eval catches it.
  */
 const SPVM_FRAME = /^\s+(?:from )?([\w:]+(?:->|::)\w+)(?:\(\))? at (\S+\.spvm) line (\d+)\s*$/;
+/**
+ * Julia's report of an error nothing caught (the REPL's and julia's own: "ERROR: ArgumentError: msg", "ERROR: LoadError:
+ * …", "ERROR: DimensionMismatch: …", error()'s bare message, then "Stacktrace:"), its frames innermost first: " [1] fn(args)" over "   @ Module path/file.jl:41" (Julia 1.6+), or
+ * " [1] fn(args) at path/file.jl:41" before; try/catch catches it.
+ */
+const JULIA_ERROR = /^\s*ERROR: (?:LoadError: )?(?:((?:[A-Za-z_]\w*\.)*[A-Z]\w*)(?:: |\(|$))?(.*)$/;
+const JULIA_FRAME = /^\s*\[(\d+)\] (.+?)(?: at (\S+):(\d+))?\s*$/;
+const JULIA_AT = /^\s*@ \S+ (\S+):(\d+)\s*$/;
+
+/** The frames of the Julia stacktrace under an ERROR line, outermost first. */
+function juliaFrames(line: LineView): SourceFrame[] {
+  const frames: SourceFrame[] = [];
+  for (let k = 2; k <= 80; k++) {
+    const m = JULIA_FRAME.exec(line.next(k) ?? '');
+    if (!m) break;
+    const fn = m[2]!.replace(/\(.*$/, '');
+    if (m[3] !== undefined) {
+      frames.unshift({ file: m[3], line: Number(m[4]), function: fn });
+      continue;
+    }
+    const at = JULIA_AT.exec(line.next(k + 1) ?? '');
+    if (!at) break;
+    frames.unshift({ file: at[1]!, line: Number(at[2]), function: fn });
+    k++;
+  }
+  return frames;
+}
 const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
 
 /**
@@ -362,6 +391,15 @@ export const otherFailure: Signature = {
     if (killedBy && killedBy[1] !== '9') {
       const signal = SIGNAL_NAMES[killedBy[1]!];
       return base(line, 1, `a child process was killed by signal ${killedBy[1]}${signal ? ` (${signal})` : ''}: ${quote(text)}`, false, [lookAtFailure('the child\'s own output and core dump (a negative returncode is the signal that killed it)')]);
+    }
+    const julia = JULIA_ERROR.exec(text);
+    if (julia && /^\s*Stacktrace:\s*$/.test(line.next(1) ?? '')) {
+      // error("msg") prints its ErrorException as the bare message.
+      const type = julia[1] ?? 'ErrorException';
+      const f = base(line, 2, `a Julia ${type}${julia[2] ? `: ${quote(julia[2])}` : ''}`, true, [lookAtFailure(`the ${type} and the first frame of your code in the stacktrace under it`)]);
+      const frames = juliaFrames(line);
+      if (frames.length > 0) f.frames = frames;
+      return f;
     }
     if (/Fatal Python error/.test(text)) return base(line, 2, quote(text), false, [lookAtFailure('the fatal error and the thread stacks printed under it')]);
     const ex = EXCEPTION_LINE.exec(text) ?? IPYTHON_HEADER.exec(text);
