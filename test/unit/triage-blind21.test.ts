@@ -206,3 +206,20 @@ describe("Julia's uncaught error", () => {
     expect(root(old)?.userFrames?.[0]).toMatchObject({ file: '/home/u/run.jl', line: 12 });
   });
 });
+
+describe("the JVM's stack trace under an OutOfMemoryError", () => {
+  it('takes the innermost frame outside the JDK and Android as the user frame', () => {
+    const log = [
+      '12:01:44.210 ERROR c.e.ingest.Worker - failed',
+      'java.lang.OutOfMemoryError: Java heap space',
+      '\tat java.base/java.util.Arrays.copyOf(Arrays.java:3537)',
+      '\tat java.base/java.util.ArrayList.grow(ArrayList.java:237)',
+      '\tat com.example.ingest.RecordBatcher.add(RecordBatcher.java:142)',
+      '\tat com.example.ingest.Worker.run(Worker.java:58)',
+      '\tat java.base/java.lang.Thread.run(Thread.java:833)',
+    ].join('\n');
+    const v = root(log);
+    expect(v).toMatchObject({ kind: 'catchable-oom', platform: 'cpu' });
+    expect(v?.userFrames?.[0]).toMatchObject({ file: 'com/example/ingest/RecordBatcher.java', line: 142 });
+  });
+});

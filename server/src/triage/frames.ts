@@ -51,7 +51,8 @@ const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;
  */
 // Julia's own sources and installed packages (share/julia/base and stdlib, ~/.julia/packages, juliaup's installs) are
 // library frames; a package checked out with Pkg.develop (~/.julia/dev) is the user's.
-const LIBRARY_PATH = /(?:site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|^<(?!ipython-input-|stdin>)|[\\/]bin[\\/][\w-]+$)/;
+// The JVM's runtime packages as jvmFrames gives their files ("java/util/ArrayList.java", "android/os/Handler.java").
+const LIBRARY_PATH = /(?:^(?:java|javax|jdk|sun|com\/sun|kotlin|kotlinx|scala|android|androidx|dalvik|com\/android|libcore)\/[\w/$]+\.(?:java|kt|scala)$|site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|^<(?!ipython-input-|stdin>)|[\\/]bin[\\/][\w-]+$)/;
 
 /**
  * The host prefix pdsh and clush put before every line they relay (`10.0.0.5: `, `node01: `): an

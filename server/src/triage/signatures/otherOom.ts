@@ -183,7 +183,7 @@ export const otherOom: Signature = {
     // skipping batch", multiprocessing_trainer.py, device_id).
     for (let k = 1; k <= 2 && platform === 'cuda' && !gpu; k++) gpu = FAIRSEQ_SKIP.exec(line.next(k) ?? '');
     const quoted = text.trim().slice(0, 160);
-    const frames = luaError ? luaFrames(line) : IPYTHON_OOM_HEADER.test(text) ? ipythonFrames(line) : undefined;
+    const frames = luaError ? luaFrames(line) : IPYTHON_OOM_HEADER.test(text) ? ipythonFrames(line) : /\bjava\.lang\.OutOfMemoryError\b/.test(text) ? jvmFrames(line) : undefined;
     return {
       signature: 'other-out-of-memory',
       role: 'failure',
@@ -226,6 +226,29 @@ function perlOutOfMemory(line: LineView, requested: number | undefined): Finding
     numbers: requested !== undefined ? { requestedBytes: requested } : {},
     fixes: [shrinkPeak('the data the script holds in memory (read it in a stream, or in smaller pieces)')],
   };
+}
+
+/**
+ * The JVM's stack trace under an exception (Throwable.printStackTrace: "\tat io.github.x.Buffer.get(Buffer.java:69)", innermost
+ * first, Java 9+ with the module before a slash, "at java.base/java.util.Arrays.copyOf(Arrays.java:3537)"; "(Native Method)" and "(Unknown Source)" frames carry no line), outermost first, each file given as its package's
+ * path ("io/github/x/Buffer.java") so that the JDK's and Android's own packages read as library frames.
+ */
+const JVM_FRAME = /^\s*at (?:[\w.-]+(?:@[\w.-]+)?\/)?((?:[\w$]+\.)+)([\w$<>]+)\(([\w$]+\.(?:java|kt|scala|groovy)):(\d+)\)\s*$/;
+
+function jvmFrames(line: LineView): SourceFrame[] {
+  const frames: SourceFrame[] = [];
+  for (let k = 1; k <= 60; k++) {
+    const next = line.next(k) ?? '';
+    const m = JVM_FRAME.exec(next);
+    if (!m) {
+      if (/^\s*at \S+\((?:Native Method|Unknown Source)\)\s*$/.test(next)) continue;
+      break;
+    }
+    const pkg = m[1]!.split('.').slice(0, -2).join('/');
+    const cls = m[1]!.slice(0, -1);
+    frames.unshift({ file: (pkg ? `${pkg}/` : '') + m[3], line: Number(m[4]), function: `${cls}.${m[2]}` });
+  }
+  return frames;
 }
 
 function rayMemoryMonitor(line: LineView): Finding {
