@@ -796,7 +796,7 @@ describe('message classes read in the unread-classes pass (variants from public 
     });
     const v = root('RuntimeError: Invalid buffer size: 19.38 GiB');
     expect(v).toMatchObject({ kind: 'catchable-oom', platform: 'mps', requestedBytes: Math.round(19.38 * GiB) });
-    expect(v.fixes[0]?.id).toBe('mps-split-op');
+    expect(v?.fixes[0]?.id).toBe('mps-split-op');
   });
 
   it("reads TensorFlow's cuDNN initialization failure as memory taken up front, and as not-oom on a cuDNN version mismatch", () => {
