@@ -251,7 +251,8 @@ function jvmFrames(line: LineView): SourceFrame[] {
   return frames;
 }
 
-function rayMemoryMonitor(line: LineView): Finding {
+/** A host-memory failure the process could not catch, on the line's rank; the fix is the host's memory. */
+function hostOom(line: LineView, summary: string, explanation: string, numbers: Finding['numbers']): Finding {
   return {
     signature: 'other-out-of-memory',
     role: 'failure',
@@ -259,33 +260,33 @@ function rayMemoryMonitor(line: LineView): Finding {
     kind: 'host-oom',
     platform: 'cpu',
     catchable: false,
-    summary: 'Host out of memory: Ray\'s memory monitor stopped a task because the node\'s memory was over its threshold (RayOutOfMemoryError)',
-    explanation:
-      'Ray\'s memory monitor checks the whole node\'s memory before each task and raises RayOutOfMemoryError when usage is over its ' +
-      'threshold (95% by default), so the task fails instead of the kernel OOM killer taking a process. What filled the node is in the ' +
-      'list of top memory consumers under the message: all workers, the object store and other programs together.',
+    summary,
+    explanation,
     ...(line.rank !== undefined && { rank: line.rank }),
-    numbers: {},
+    numbers,
     fixes: [hostMemory],
   };
 }
 
+function rayMemoryMonitor(line: LineView): Finding {
+  return hostOom(
+    line,
+    'Host out of memory: Ray\'s memory monitor stopped a task because the node\'s memory was over its threshold (RayOutOfMemoryError)',
+    'Ray\'s memory monitor checks the whole node\'s memory before each task and raises RayOutOfMemoryError when usage is over its ' +
+      'threshold (95% by default), so the task fails instead of the kernel OOM killer taking a process. What filled the node is in the ' +
+      'list of top memory consumers under the message: all workers, the object store and other programs together.',
+    {},
+  );
+}
+
 function goOutOfMemory(line: LineView, requested: number, inUse: number): Finding {
-  return {
-    signature: 'other-out-of-memory',
-    role: 'failure',
-    fallback: 'oom',
-    kind: 'host-oom',
-    platform: 'cpu',
-    catchable: false,
-    summary: `Host out of memory: the Go runtime could not get ${formatBytes(requested)} from the OS (${formatBytes(inUse)} of heap in use)`,
-    explanation:
-      'The Go runtime asked the operating system for more heap and was refused. It does not return that failure to the program: ' +
+  return hostOom(
+    line,
+    `Host out of memory: the Go runtime could not get ${formatBytes(requested)} from the OS (${formatBytes(inUse)} of heap in use)`,
+    'The Go runtime asked the operating system for more heap and was refused. It does not return that failure to the program: ' +
       'it stops the process with "fatal error: out of memory", which no recover() catches. The heap in use filled the host (or the process\'s limit).',
-    ...(line.rank !== undefined && { rank: line.rank }),
-    numbers: { requestedBytes: requested, processInUseBytes: inUse },
-    fixes: [hostMemory],
-  };
+    { requestedBytes: requested, processInUseBytes: inUse },
+  );
 }
 
 /** `\ttrain.lua:208: in function 'opfunc'`, `\tmain.lua:12: in main chunk`: one frame of Lua's stack traceback. */
