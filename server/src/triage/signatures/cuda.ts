@@ -796,6 +796,8 @@ const libraryStatus: Signature = {
  * out-of-memory, illegal-address and assertion signatures, which claim their lines first.
  */
 const ROCM_LIBRARY_ABOVE = /\bHIPBLAS(?:LT)?_STATUS_[A-Z_]+|\bhipblasLt\w*|\brocBLAS error: |\bMIOpen(?:\(HIP\))?:? Error\b|\bmiopenStatus[A-Z]\w*/;
+/** The allocation statuses of ROCm's math libraries, as their names appear in a ROCm build's "CUDA error: …". */
+const ROCM_ALLOC_STATUS = /\bHIPBLAS(?:LT)?_STATUS_ALLOC_FAILED\b|\brocblas_status_memory_error\b|\bmiopenStatusAllocFailed\b/;
 const otherRuntimeError: Signature = {
   id: 'cuda-runtime-error',
   platform: 'cuda',
@@ -803,6 +805,27 @@ const otherRuntimeError: Signature = {
   match(line) {
     const m = /\b(CUDA|HIP) error: ([^.\n]+)/.exec(line.content);
     if (!m || /out of memory/i.test(m[2]!)) return undefined;
+    // PyTorch's ROCm build names a ROCm library's allocation status inside its "CUDA error: …" ("CUDA error:
+    // HIPBLAS_STATUS_ALLOC_FAILED when calling `hipblasCreate(handle)`", hipblas.h; rocblas_status_memory_error,
+    // rocblas-types.h; miopenStatusAllocFailed, miopen.h): the library could not allocate its handle or workspace on a full
+    // device, raised to the caller as a RuntimeError.
+    const rocmAlloc = ROCM_ALLOC_STATUS.exec(m[2]!);
+    if (rocmAlloc) {
+      return {
+        signature: 'cuda-library-alloc',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: 'rocm',
+        catchable: /Error\b/.test(line.content.slice(0, m.index)),
+        summary: `Out of memory on the GPU: a ROCm library could not allocate its handle or workspace (${rocmAlloc[0]})`,
+        explanation:
+          'PyTorch\'s ROCm build raises HIP\'s and its libraries\' statuses as "CUDA error: …". This one is the library\'s allocation failure: hipBLAS/rocBLAS/MIOpen ' +
+          'allocate their handle and workspace outside PyTorch\'s cache, and when the cache and the tensors fill the device the first call fails this way.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: {},
+        fixes: [shrinkPeak()],
+      };
+    }
     const device = m[1] === 'CUDA' ? caffe2Device(line) : undefined;
     // PyTorch's ROCm build raises HIP's errors as "CUDA error: …" (hipified sources); a ROCm math library's status on the
     // lines just above ("bgemm_internal_cublaslt error: HIPBLAS_STATUS_INTERNAL_ERROR when calling hipblasLtMatmul", an

@@ -98,6 +98,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'Out Of Memory', 'Error response from daemon',
   // Julia's uncaught error ("ERROR: …" over "Stacktrace:").
   '(?<![^\\n])[ \\t]*ERROR: ',
+  // OpenCL's out-of-memory statuses as the wrappers' error strings print them (boost::compute, clErrorString; tailAllocFailure).
+  '[Mm]emory [Oo]bject [Aa]llocation [Ff]ailure', '[Oo]ut of [Hh]ost [Mm]emory',
   'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */

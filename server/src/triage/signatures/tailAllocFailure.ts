@@ -33,6 +33,14 @@ import type { Finding, LineView, Signature } from './types';
 const CUDA_NUMBERED_OOM = /(?:\b(?:CUDA|cuda|Cuda)\b|\.cu\b)[^\n]*\bfailed with error 2\b(?![.\d])/;
 const GLIB_ALLOC = /\bgmem\.c:\d+: failed to allocate (\d+) bytes/;
 const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
+/**
+ * The same two statuses as the OpenCL wrappers' error strings print them: boost::compute's opencl_error::to_string
+ * ("Memory Object Allocation Failure", "Out of Host Memory"; LightGBM's GPU learner throws it as
+ * boost::wrapexcept<boost::compute::opencl_error>, which its Python package raises as LightGBMError or, uncaught in a
+ * native thread, ends in terminate) and the clErrorString idiom of the SDK samples ("Memory object allocation failure",
+ * "Out of host memory").
+ */
+const OPENCL_OOM_TEXT = /\b(Memory object allocation failure|Out of host memory)\b/i;
 const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer across (\d+) banks/;
 const TT_METAL_BANK_STATE = /\(allocated: (\d+) B, free: (\d+) B, largest free block: \d+ B\)/;
 /**
@@ -118,7 +126,7 @@ function thrownUncaught(line: LineView): boolean {
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'mmap(size=', '207001', 'failed with error 2'],
+  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2'],
   match(line) {
     if (CUDA_NUMBERED_OOM.test(line.content) && !/out of memory/i.test(line.content)) {
       return allocFailure(line, {
@@ -278,6 +286,22 @@ export const tailAllocFailure: Signature = {
           : 'The Vulkan driver could not allocate device memory and returned VK_ERROR_OUT_OF_DEVICE_MEMORY (Vulkan-Hpp throws it as vk::OutOfDeviceMemoryError) to the program, which could have handled it.',
         numbers: request ? { requestedBytes: Number(request[1]) } : {},
         fixes: host ? [hostMemory] : [shrinkPeak('the buffers and images the program allocates (resolution, batch)')],
+      });
+    }
+    const clText = OPENCL_OOM.exec(line.content) ? undefined : OPENCL_OOM_TEXT.exec(line.content);
+    if (clText && !/warn/i.test(line.content)) {
+      const host = /host/i.test(clText[1]!);
+      const aborted = thrownUncaught(line);
+      const platform = host ? 'cpu' : platformNear(line);
+      return allocFailure(line, {
+        kind: aborted ? 'runtime-abort' : 'catchable-oom',
+        platform: platform,
+        summary: `${aborted ? 'Process aborted: ' : ''}${host ? 'Host out of memory: OpenCL returned CL_OUT_OF_HOST_MEMORY' : 'Out of memory: OpenCL could not allocate a buffer on the device (CL_MEM_OBJECT_ALLOCATION_FAILURE)'} ("${clText[1]}")`,
+        explanation:
+          `The OpenCL runtime returned ${host ? 'CL_OUT_OF_HOST_MEMORY: it could not allocate the host memory it needed' : 'CL_MEM_OBJECT_ALLOCATION_FAILURE: it could not back a memory object with device memory'}, and the wrapper printed the status as text. ` +
+          (aborted ? 'It was thrown as a C++ exception nothing caught, so the process aborted.' : 'It reached the program as an error it could have handled.'),
+        numbers: {},
+        fixes: host ? [hostMemory] : [shrinkPeak('the buffers the kernels allocate (work size, bins, batch)')],
       });
     }
     const cl = OPENCL_OOM.exec(line.content);

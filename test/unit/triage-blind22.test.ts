@@ -1,0 +1,50 @@
+// The message classes blind batch 22 showed the engine did not know: OpenCL's out-of-memory statuses as the wrappers'
+// error strings print them (boost::compute, clErrorString); a ROCm library's allocation status inside PyTorch's ROCm
+// "CUDA error: …". Each test is a variant written for the class (other numbers, names and paths), not a corpus log.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const all = (text: string) => triageText(text, 'log').verdicts;
+const root = (text: string) => all(text)[0];
+
+describe("OpenCL's out-of-memory statuses as error strings", () => {
+  it('reads an uncaught boost::compute error for a device buffer as a runtime-abort', () => {
+    const log = [
+      '[LightGBM] [Info] Using GPU Device: gfx906, Vendor: Advanced Micro Devices, Inc.',
+      '[LightGBM] [Info] Compiling OpenCL Kernel with 64 bins...',
+      "terminate called after throwing an instance of 'boost::wrapexcept<boost::compute::opencl_error>'",
+      '  what():  Memory Object Allocation Failure',
+      'Aborted (core dumped)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', catchable: false });
+  });
+
+  it("reads the host status raised to Python as a catchable out-of-memory in host memory", () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/work/fit_gbm.py", line 31, in <module>',
+      '    model = lgb.train(params, dtrain, num_boost_round=500)',
+      '  File "/usr/lib/python3/site-packages/lightgbm/basic.py", line 110, in _safe_call',
+      '    raise LightGBMError(_LIB.LGBM_GetLastError().decode("utf-8"))',
+      'lightgbm.basic.LightGBMError: Out of Host Memory',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', catchable: true });
+    // The SDK samples' clErrorString spelling.
+    expect(root('clCreateBuffer(d_grid) failed: Memory object allocation failure')?.kind).toBe('catchable-oom');
+  });
+});
+
+describe("a ROCm library's allocation status inside PyTorch's 'CUDA error'", () => {
+  it('reads HIPBLAS_STATUS_ALLOC_FAILED and its kin as a catchable out-of-memory on rocm', () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/home/u/bench/mm.py", line 22, in <module>',
+      '    out = torch.bmm(x, w)',
+      'RuntimeError: CUDA error: HIPBLAS_STATUS_ALLOC_FAILED when calling `hipblasCreate(handle)`',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'rocm', catchable: true });
+    expect(root('RuntimeError: CUDA error: rocblas_status_memory_error when calling `rocblas_create_handle(&handle)`')).toMatchObject({ kind: 'catchable-oom', platform: 'rocm' });
+    // Any other hipBLAS status is still not an out-of-memory.
+    expect(root('RuntimeError: CUDA error: HIPBLAS_STATUS_NOT_SUPPORTED when calling `hipblasGemmEx( handle, opa, opb, m, n, k)`')?.kind).toBe('not-oom');
+  });
+});
