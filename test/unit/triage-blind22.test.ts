@@ -48,3 +48,25 @@ describe("a ROCm library's allocation status inside PyTorch's 'CUDA error'", () 
     expect(root('RuntimeError: CUDA error: HIPBLAS_STATUS_NOT_SUPPORTED when calling `hipblasGemmEx( handle, opa, opb, m, n, k)`')?.kind).toBe('not-oom');
   });
 });
+
+describe("NCCL's failures as nccl-tests and ProcessGroupNCCL's watchdog report them", () => {
+  it("reads the first nccl-tests releases' NCCLCHECK line (no 'Test') as a not-oom that ends the test", () => {
+    const log = [
+      '$ ./build/reduce_scatter_perf -b 1M -e 64M -f 2 -g 2',
+      '# Using devices',
+      "NCCL failure common.cu:412 'unhandled system error'.",
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    // ROCm named around it says RCCL's.
+    expect(root("$ module load rocm/6.1.2 && ./all_gather_perf -g 4\nNCCL failure common.cu:97 'invalid usage'")).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+  });
+
+  it("reads the watchdog's async exception as a not-oom on the rank it names", () => {
+    const log = [
+      '[rank5]:[I1104 09:12:41.771020 33120 ProcessGroupNCCL.cpp:1904] [PG ID 0 PG GUID 0(default_pg) Rank 5] Heartbeat monitor started',
+      'I1104 09:40:02.018223 33181 ProcessGroupNCCL.cpp:620] [Rank 5] found async exception when checking for NCCL errors: NCCL error: remote process exited or there was a network error, NCCL version 2.21.5',
+      'Exception raised from checkForNCCLErrorsInternal at /opt/pytorch/torch/csrc/distributed/c10d/ProcessGroupNCCL.cpp:2027 (most recent call first):',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false, rank: 5 });
+  });
+});

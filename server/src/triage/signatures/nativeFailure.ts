@@ -168,6 +168,20 @@ const CUDA_LIBRARY_NAME = /^lib(?:cuda|cudart|cublas|cublasLt|cudnn|cufft|curand
  */
 const DOCKER_DAEMON_ERROR = /\bError response from daemon: (.*)$/;
 const NVIDIA_XID = /\bNVRM: Xid \(PCI:[\w:.]+\): \d+/;
+/**
+ * nccl-tests' NCCLCHECK (src/common.h: printf("%s: Test NCCL failure %s:%d '%s / %s'\n", hostname, __FILE__, __LINE__,
+ * ncclGetErrorString(res), ncclGetLastError(NULL)), then it returns testNcclError and the test exits; older releases and the
+ * RCCL examples print "Test NCCL failure %s:%d '%s'", the first releases "NCCL failure %s:%d '%s'"): an NCCL call failed
+ * with the result ncclGetErrorString names ("unhandled cuda error", "unhandled system error", "invalid usage").
+ */
+const NCCL_TEST_FAILURE = /\bNCCL failure \S+:\d+ '([^'\/]+?)(?: \/ [^']*)?'/;
+/**
+ * ProcessGroupNCCL's watchdog finding an error on a rank's communicator (WorkNCCL::checkAndSetException: LOG(INFO) <<
+ * "[Rank N] found async exception when checking for NCCL errors: " << the message, since 2.2 with its logPrefix; Paddle's
+ * NCCLCommTask logs "Rank N, found async exception when checking for nccl errors: "): the watchdog then tears the process
+ * down (TORCH_NCCL_ASYNC_ERROR_HANDLING), so nothing in the program catches it.
+ */
+const PG_ASYNC_EXCEPTION = /\[?Rank (\d+)\]?,? found async exception when checking for (?:NCCL|nccl) errors: (.*)$/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
 /**
@@ -254,13 +268,17 @@ const ELASTIC_SIGNAL = /\bSignalException: Process \d+ got signal: (?:Signals\.)
 const DRIVER_PROBE = /\bprobe (?:of \S+|with driver \S+) failed with error -\d+/;
 
 /** A native failure: its name, the platform it implies, and whether the process could catch it (abortsAfter: unless an abort follows it). */
-export function nativeFailure(text: string): { name: string; platform?: Platform; fallbackPlatform?: Platform; what: string; catchable?: boolean; abortsAfter?: boolean; device?: number } | undefined {
+export function nativeFailure(text: string): { name: string; platform?: Platform; fallbackPlatform?: Platform; what: string; catchable?: boolean; abortsAfter?: boolean; device?: number; rank?: number } | undefined {
   // Before the out-of-memory words are set aside: SQLite may print them beside code 14.
   if (SQLITE_CANTOPEN.test(text)) return { name: `SQLite could not open the database file (SQLITE_CANTOPEN; ${quote(text)})`, what: 'the database path: its directory must exist and be writable (a missing or wrong path, permissions); the words "out of memory" SQLite may print with code 14 are not memory', catchable: true };
   // Before the warnings are set aside: NCCL logs its failed calls at WARN level (and errno's "Cannot allocate memory" is ibv's, not the process's).
   const ibv = NCCL_IBV.exec(text);
   if (ibv) return { name: `NCCL's InfiniBand setup failed: ${ibv[1]} (${quote(text)})`, fallbackPlatform: 'cuda', what: 'the RDMA setup: ulimit -l (locked memory), the HCA\'s queue limits, NCCL_IB_HCA/NCCL_IB_GID_INDEX; NCCL_IB_DISABLE=1 tells whether the IB path is the cause' };
   if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|failed with error 2\b(?![.\d])|warn/i.test(text)) return undefined;
+  const ncclTest = NCCL_TEST_FAILURE.exec(text);
+  if (ncclTest) return { name: `an NCCL call failed: ${ncclTest[1]!.trim()} (nccl-tests: ${quote(text)})`, fallbackPlatform: 'cuda', what: 'the NCCL call at the file and line the test names; rerun with NCCL_DEBUG=WARN (or INFO) to see NCCL\'s own reason ("unhandled cuda error" is a CUDA call inside NCCL that failed: driver, peer access, a GPU already in use)', catchable: false };
+  const pgAsync = PG_ASYNC_EXCEPTION.exec(text);
+  if (pgAsync) return { name: `ProcessGroupNCCL's watchdog found an error on rank ${pgAsync[1]}'s communicator: ${quote(pgAsync[2]!)}`, fallbackPlatform: 'cuda', what: 'the first rank whose communicator failed (a shutdown or abort on one rank is often the echo of another rank\'s failure; its own log says why)', catchable: false, rank: Number(pgAsync[1]) };
   const status = RUNTIME_STATUS.exec(text);
   if (status) return { name: quote(text), platform: status[1] === 'hip' ? 'rocm' : 'cuda', what: 'the failed CUDA/HIP call (a launch failure or fault is usually an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1 or compute-sanitizer)' };
   const rocmLibrary = ROCM_LIBRARY.exec(text);

@@ -98,6 +98,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'Out Of Memory', 'Error response from daemon',
   // Julia's uncaught error ("ERROR: …" over "Stacktrace:").
   '(?<![^\\n])[ \\t]*ERROR: ',
+  // nccl-tests' NCCLCHECK; ProcessGroupNCCL's watchdog finding an error on a communicator (nativeFailure).
+  'NCCL failure ', 'found async exception',
   // OpenCL's out-of-memory statuses as the wrappers' error strings print them (boost::compute, clErrorString; tailAllocFailure).
   '[Mm]emory [Oo]bject [Aa]llocation [Ff]ailure', '[Oo]ut of [Hh]ost [Mm]emory',
   'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID'];
@@ -465,6 +467,7 @@ export const otherFailure: Signature = {
       // NCCL's messages name no platform; the lines around them may say RCCL/ROCm, else it is CUDA's.
       else if (native.fallbackPlatform && f.platform === 'cpu') f.platform = native.fallbackPlatform;
       if (native.device !== undefined) f.device = native.device;
+      if (native.rank !== undefined) f.rank = native.rank;
       if (f.platform === 'cuda' && f.device === undefined) {
         const device = caffe2Device(line);
         if (device !== undefined) f.device = device;
