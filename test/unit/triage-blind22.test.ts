@@ -70,3 +70,16 @@ describe("NCCL's failures as nccl-tests and ProcessGroupNCCL's watchdog report t
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false, rank: 5 });
   });
 });
+
+describe("runc's container init killed for memory", () => {
+  it('reads the kubelet\'s and containerd\'s report of it as a host-oom', () => {
+    const log = [
+      '$ kubectl describe pod ingest-worker-7d9f8b6c4-x2kqz',
+      'Events:',
+      '  Type     Reason     Age               From     Message',
+      '  Warning  Failed     12s (x3 over 40s) kubelet  Error: failed to create containerd task: failed to create shim task: OCI runtime create failed: runc create failed: unable to start container process: container init was OOM-killed (memory limit too low?): unknown',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    expect(root('    State:          Waiting\n      Reason:       RunContainerError\n      Message:      container init was OOM-killed (memory limit too low?)')?.kind).toBe('host-oom');
+  });
+});

@@ -197,6 +197,14 @@ const KERNEL_OOM_FRAME = /\b(?:oom_kill_process|out_of_memory|pagefault_out_of_m
 const USERSPACE_OOM_KILL = /\bConsidered \d+ cgroups for killing, top candidates were:|\b(?:Killed|Marked) \S+ (?:for killing )?due to (?:memory pressure for|memory used \(|swap used \()|\bsystemd-oomd killed \d+ process\(es\) in this unit\b|\/plugins\/(?:BaseKillPlugin|Kill\w+)[\w.-]*:\d+\] (?:Picked "|Killed \d+: |Trying to kill \S)|^\s*cg-oom-killed:[1-9]\s*$|\bTriggered by PID \d+ \(.*\bOOM kill of PID \d+ \(/;
 
 /**
+ * runc failing to start a container because the kernel killed its init process in the container's memory cgroup
+ * (libcontainer/process_linux.go: "container init was OOM-killed (memory limit too low?)"), which the kubelet reports as the
+ * container's CreateContainerError/RunContainerError/StartError and containerd as "OCI runtime create failed: runc create
+ * failed: unable to start container process: …": the memory limit is below what even the runtime's init needs.
+ */
+const RUNC_INIT_OOM = /\bcontainer init was OOM-killed\b/;
+
+/**
  * Host kills with no word the hot scan anchors on, read by the tail pass: the kernel OOM killer's task
  * table (mm/oom_kill.c dump_tasks: "[  pid  ]   uid  tgid total_vm      rss … oom_score_adj name", one
  * row per task; printed only when the OOM killer runs) when an excerpt kept only its rows, or its
@@ -208,7 +216,7 @@ const USERSPACE_OOM_KILL = /\bConsidered \d+ cgroups for killing, top candidates
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory'],
+  needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory', 'init was OOM-killed'],
   match(line) {
     const gcc = GCC_KILLED.exec(line.content);
     const exit137 = !gcc && (EXIT_137.test(line.content) || DOCKER_EXEC_137.test(line.content));
@@ -243,6 +251,11 @@ export const tailHostKill: Signature = {
             : 'systemd-oomd picked a cgroup to kill under memory pressure or swap use';
       const why = 'A userspace OOM killer (systemd-oomd, oomd) or a tool watching the kernel\'s (isolate, oomkill) reports that a process or cgroup was killed, or chosen to be killed, for memory. ';
       return { ...hostKill(line, `Host OOM: ${who}`, {}, undefined, why + 'The killed processes got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
+    }
+    if (RUNC_INIT_OOM.test(line.content)) {
+      const summary = 'Container OOM: the container\'s init was killed for memory before it started (runc: memory limit too low)';
+      const why = 'runc starts a container\'s init process inside the container\'s memory cgroup; the kernel OOM killer killed it there, so the container never started (Kubernetes reports CreateContainerError, RunContainerError or StartError). The memory limit is too low for even the start-up. ';
+      return { ...hostKill(line, summary, {}, undefined, why + 'No exception or traceback: raise the container\'s memory limit.'), facts: { tier: 2 } };
     }
     if (COLAB_RAM.test(line.content)) {
       const summary = 'Host OOM: the Colab runtime crashed after using all available RAM';
