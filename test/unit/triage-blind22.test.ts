@@ -83,3 +83,27 @@ describe("runc's container init killed for memory", () => {
     expect(root('    State:          Waiting\n      Reason:       RunContainerError\n      Message:      container init was OOM-killed (memory limit too low?)')?.kind).toBe('host-oom');
   });
 });
+
+describe("tcmalloc's failed large allocation and ptxas out of host memory", () => {
+  it('reads a large alloc that returned nil as host memory with the request, aborting when an uncaught failure follows', () => {
+    const log = [
+      '>>> x = np.zeros((1 << 22, 1 << 22), dtype=np.float32)',
+      'tcmalloc: large alloc 70368744177664 bytes == (nil) @  0x7f3a1c2b9680 0x7f3a1c2da824 0x7f39ee0b12da',
+      '*** SIGABRT received at time=1701353221 on cpu 7 ***',
+      'PC: @     0x7f3a1c09e00b  (unknown)  raise',
+      'Aborted (core dumped)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'cpu', catchable: false, requestedBytes: 70368744177664 });
+    // A pointer other than nil is only tcmalloc's report of a large allocation that succeeded.
+    expect(root('tcmalloc: large alloc 2147483648 bytes == 0x55d0c4a2e000 @  0x7f3a1c2b9680 0x7f3a1c2da824')).toBeUndefined();
+  });
+
+  it("reads ptxas's fatal allocation failure as a catchable out-of-memory in host memory", () => {
+    const log = [
+      'nvcc -O3 -arch=sm_86 -c render_kernels.cu -o render_kernels.o',
+      'ptxas fatal   : Memory allocation failure',
+      'make: *** [Makefile:31: render_kernels.o] Error 255',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', catchable: true });
+  });
+});

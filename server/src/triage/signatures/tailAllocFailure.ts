@@ -31,6 +31,19 @@ import type { Finding, LineView, Signature } from './types';
  * its kin throw it to the caller: a catchable out-of-memory on CUDA with no sizes.
  */
 const CUDA_NUMBERED_OOM = /(?:\b(?:CUDA|cuda|Cuda)\b|\.cu\b)[^\n]*\bfailed with error 2\b(?![.\d])/;
+/**
+ * gperftools' tcmalloc reporting a large allocation (src/tcmalloc.cc ReportLargeAlloc: "tcmalloc: large alloc %lu bytes == %p
+ * @ <frames>", printed for requests over TCMALLOC_LARGE_ALLOC_REPORT_THRESHOLD): "== (nil)" (glibc's %p of NULL) or "== 0x0" is
+ * the allocation that failed; any other pointer is only a report. Out of host memory with the request; a runtime-abort when an
+ * uncaught exception or an abort follows (std::bad_alloc, a fatal-signal handler's "Unhandled exception:"), else returned.
+ */
+const TCMALLOC_FAILED = /\btcmalloc: large alloc (\d+) bytes == (?:\(nil\)|0x0+|0)(?![\w])/;
+/**
+ * NVIDIA's PTX assembler running out of host memory ("ptxas fatal   : Memory allocation failure", its fatal-message format;
+ * pasted with the spaces collapsed, "ptxas fatal: memory allocation error"): the compile of one kernel failed and ptxas exited
+ * non-zero to the nvcc driver or the JIT (cuModuleLoad/NVRTC) that ran it, which returns the error.
+ */
+const PTXAS_ALLOC = /\bptxas fatal\s*: (?:[Mm]emory allocation (?:failure|error)|[Oo]ut of memory)/;
 const GLIB_ALLOC = /\bgmem\.c:\d+: failed to allocate (\d+) bytes/;
 const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
 /**
@@ -126,7 +139,7 @@ function thrownUncaught(line: LineView): boolean {
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2'],
+  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal'],
   match(line) {
     if (CUDA_NUMBERED_OOM.test(line.content) && !/out of memory/i.test(line.content)) {
       return allocFailure(line, {
@@ -173,6 +186,32 @@ export const tailAllocFailure: Signature = {
         explanation: 'macOS\'s malloc asked the kernel for a new region and mmap failed with error code 12 (ENOMEM): the process\'s address space or the system\'s memory had no room. malloc returned NULL to the caller, which could have handled it.',
         numbers: { requestedBytes: requested },
         fixes: [hostMemory],
+      });
+    }
+    const tcmalloc = TCMALLOC_FAILED.exec(line.content);
+    if (tcmalloc) {
+      const requested = Number(tcmalloc[1]);
+      let aborted = false;
+      for (let k = 1; k <= 4 && !aborted; k++) aborted = /Unhandled exception|terminate called|std::bad_alloc|\bAborted\b|SIGABRT|core dumped/.test(line.next(k) ?? '');
+      return allocFailure(line, {
+        kind: aborted ? 'runtime-abort' : 'catchable-oom',
+        platform: 'cpu',
+        summary: `${aborted ? 'Process aborted: ' : ''}tcmalloc could not allocate ${formatBytes(requested)} of host memory`,
+        explanation:
+          'tcmalloc reports large allocations; "== (nil)" means this one returned no memory: the host (or the process\'s address space, or its cgroup) had no room for it. A request far beyond any host\'s memory is usually a size computed wrong (a shape or a negative number read as unsigned). ' +
+          (aborted ? 'The failure was not caught and the process aborted.' : 'The allocation failed back to its caller.'),
+        numbers: { requestedBytes: requested },
+        fixes: [hostMemory],
+      });
+    }
+    if (PTXAS_ALLOC.test(line.content)) {
+      return allocFailure(line, {
+        kind: 'catchable-oom',
+        platform: 'cpu',
+        summary: 'Out of host memory: ptxas (the PTX assembler) could not allocate memory while compiling a kernel',
+        explanation: 'NVIDIA\'s PTX assembler ran out of host memory compiling a kernel (a very large kernel, heavy unrolling, or a small build host) and exited with an error to the nvcc or JIT call that ran it; the GPU\'s memory is not involved.',
+        numbers: {},
+        fixes: [hostMemory, { id: 'smaller-kernel', title: 'Compile with fewer jobs at once, or make the kernel smaller (less unrolling or inlining, split it)', rationale: 'ptxas holds the whole kernel in memory while it assembles it.' }],
       });
     }
     const glib = GLIB_ALLOC.exec(line.content);
