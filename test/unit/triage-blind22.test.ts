@@ -107,3 +107,19 @@ describe("tcmalloc's failed large allocation and ptxas out of host memory", () =
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', catchable: true });
   });
 });
+
+describe("TensorFlow's StreamExecutor failing a device allocation, its status cut off", () => {
+  it("reads the bare 'failed to allocate' line with the device banner's total and free memory", () => {
+    const log = [
+      'name: GeForce GTX 1070',
+      'major: 6 minor: 1 memoryClockRate (GHz) 1.7845',
+      "pciBusID 0000:01:00.0",
+      'Total memory: 7.92GiB',
+      'Free memory: 7.80GiB',
+      'failed to allocate 7.02G',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true, requestedBytes: 7537667604, deviceTotalBytes: 8504035246, freeBytes: 8375186227 });
+    // With the bytes printed, they are the request.
+    expect(root('2017-06-02 10:11:12.000001: E tensorflow/stream_executor/cuda/cuda_driver.cc:893] failed to allocate 3.50G (3758096384 bytes) from device')).toMatchObject({ kind: 'catchable-oom', requestedBytes: 3758096384 });
+  });
+});

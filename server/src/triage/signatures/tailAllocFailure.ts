@@ -19,6 +19,7 @@
  */
 import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
+import { toBytes } from '../sizes';
 import { ACL_CODE } from './nativeFailure';
 import { platformNear } from './otherOom';
 import type { Fix, Platform } from '../../protocol';
@@ -44,6 +45,15 @@ const TCMALLOC_FAILED = /\btcmalloc: large alloc (\d+) bytes == (?:\(nil\)|0x0+|
  * non-zero to the nvcc driver or the JIT (cuModuleLoad/NVRTC) that ran it, which returns the error.
  */
 const PTXAS_ALLOC = /\bptxas fatal\s*: (?:[Mm]emory allocation (?:failure|error)|[Oo]ut of memory)/;
+/**
+ * TensorFlow's StreamExecutor failing a device allocation ("cuda_driver.cc:739] failed to allocate 2.12G (2282521344 bytes)
+ * from device: CUDA_ERROR_OUT_OF_MEMORY", HumanReadableNumBytes then the bytes; hiptensorflow's rocm_driver.cc the same) when an
+ * excerpt kept the line without the status or the bytes ("failed to allocate 7.36G"): the BFC allocator gets no memory and
+ * TensorFlow goes on with less or raises ResourceExhaustedError, catchable. TensorFlow 1.x's device banner above it ("Total
+ * memory: 8.00GiB" over "Free memory: 7.75GiB", gpu_device.cc) gives the device's total and free memory.
+ */
+const TF_SE_ALLOC = /^(?:.*\.cc:\d+\] )?\s*failed to allocate ([\d.]+)([KMGTP])(?: \((\d+) bytes\))?(?: from device\b|\s*$)/;
+const TF_BANNER_MEMORY = /^\s*(Total|Free) memory: ([\d.]+)([KMGTP]iB)\s*$/;
 const GLIB_ALLOC = /\bgmem\.c:\d+: failed to allocate (\d+) bytes/;
 const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
 /**
@@ -139,7 +149,7 @@ function thrownUncaught(line: LineView): boolean {
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal'],
+  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate '],
   match(line) {
     if (CUDA_NUMBERED_OOM.test(line.content) && !/out of memory/i.test(line.content)) {
       return allocFailure(line, {
@@ -212,6 +222,28 @@ export const tailAllocFailure: Signature = {
         explanation: 'NVIDIA\'s PTX assembler ran out of host memory compiling a kernel (a very large kernel, heavy unrolling, or a small build host) and exited with an error to the nvcc or JIT call that ran it; the GPU\'s memory is not involved.',
         numbers: {},
         fixes: [hostMemory, { id: 'smaller-kernel', title: 'Compile with fewer jobs at once, or make the kernel smaller (less unrolling or inlining, split it)', rationale: 'ptxas holds the whole kernel in memory while it assembles it.' }],
+      });
+    }
+    const tfAlloc = TF_SE_ALLOC.exec(line.content);
+    if (tfAlloc) {
+      const requested = tfAlloc[3] !== undefined ? Number(tfAlloc[3]) : toBytes(tfAlloc[1]!, tfAlloc[2]!);
+      const banner: { Total?: number; Free?: number } = {};
+      for (let k = 1; k <= 12; k++) {
+        const m = TF_BANNER_MEMORY.exec(line.previous(k) ?? '');
+        if (m && banner[m[1] as 'Total' | 'Free'] === undefined) banner[m[1] as 'Total' | 'Free'] = toBytes(m[2]!, m[3]!);
+      }
+      const platform = platformNear(line);
+      return allocFailure(line, {
+        kind: 'catchable-oom',
+        platform: platform,
+        summary: `Out of memory${platform === 'cpu' ? '' : ` on ${platform}`}: TensorFlow's StreamExecutor failed to allocate ${tfAlloc[1]}${tfAlloc[2]} on the device`,
+        explanation: 'TensorFlow asked the device for a region for its BFC allocator and the driver refused it: the device had less free memory than asked (another process, or TensorFlow reserving most of the device up front). TensorFlow then works with less or raises ResourceExhaustedError, which the program can catch.',
+        numbers: {
+          ...(requested !== undefined && { requestedBytes: requested }),
+          ...(banner.Total !== undefined && { deviceTotalBytes: banner.Total }),
+          ...(banner.Free !== undefined && { freeBytes: banner.Free }),
+        },
+        fixes: [shrinkPeak(), { id: 'tf-memory-growth', title: 'Let TensorFlow grow its memory instead of reserving it: tf.config.experimental.set_memory_growth (TF 1.x: allow_growth, per_process_gpu_memory_fraction)', rationale: 'TensorFlow reserves most of the device at start unless told to grow.' }],
       });
     }
     const glib = GLIB_ALLOC.exec(line.content);
