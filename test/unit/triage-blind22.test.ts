@@ -123,3 +123,26 @@ describe("TensorFlow's StreamExecutor failing a device allocation, its status cu
     expect(root('2017-06-02 10:11:12.000001: E tensorflow/stream_executor/cuda/cuda_driver.cc:893] failed to allocate 3.50G (3758096384 bytes) from device')).toMatchObject({ kind: 'catchable-oom', requestedBytes: 3758096384 });
   });
 });
+
+describe("oneDNN's errors and PyTorch's own names for the XPU and MIGraphX", () => {
+  it("reads oneDNN's 'could not create' errors as a catchable not-oom, xpu where the script names the device", () => {
+    const log = [
+      "dev = 'xpu'",
+      'conv = torch.nn.Conv2d(3, 16, 3).to("xpu:0")',
+      'Traceback (most recent call last):',
+      '  File "/home/u/probe_conv.py", line 14, in <module>',
+      '    out = conv(img)',
+      'RuntimeError: could not create a primitive descriptor for a convolution forward propagation primitive',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'xpu', catchable: true });
+    expect(root('print(torch.xpu.get_device_name(0))\nRuntimeError: could not create an engine')).toMatchObject({ kind: 'not-oom', platform: 'xpu' });
+  });
+
+  it("reads MIGraphX's Python module and source tree as rocm", () => {
+    const log = [
+      'prog = migraphx.parse_onnx("bert.onnx")',
+      'RuntimeError: /src/AMDMIGraphX/src/targets/gpu/compile_ops.cpp:41: compile: Unknown operator',
+    ].join('\n');
+    expect(root(log)?.platform).toBe('rocm');
+  });
+});

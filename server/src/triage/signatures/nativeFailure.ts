@@ -182,6 +182,13 @@ const NCCL_TEST_FAILURE = /\bNCCL failure \S+:\d+ '([^'\/]+?)(?: \/ [^']*)?'/;
  * down (TORCH_NCCL_ASYNC_ERROR_HANDLING), so nothing in the program catches it.
  */
 const PG_ASYNC_EXCEPTION = /\[?Rank (\d+)\]?,? found async exception when checking for (?:NCCL|nccl) errors: (.*)$/;
+/**
+ * oneDNN's errors as PyTorch raises them (dnnl::error's messages, dnnl.hpp: "could not create an engine", "could not create a
+ * primitive descriptor for a convolution forward propagation primitive", "could not create a primitive"): the library had no
+ * engine for the device (a GPU runtime or driver it cannot use, on XPU) or no implementation for the op's shapes and types.
+ * Raised to the caller as a RuntimeError.
+ */
+const ONEDNN_CREATE = /\bcould not create an? (?:engine|primitive(?: descriptor)?)\b/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
 /**
@@ -275,6 +282,7 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   const ibv = NCCL_IBV.exec(text);
   if (ibv) return { name: `NCCL's InfiniBand setup failed: ${ibv[1]} (${quote(text)})`, fallbackPlatform: 'cuda', what: 'the RDMA setup: ulimit -l (locked memory), the HCA\'s queue limits, NCCL_IB_HCA/NCCL_IB_GID_INDEX; NCCL_IB_DISABLE=1 tells whether the IB path is the cause' };
   if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|failed with error 2\b(?![.\d])|warn/i.test(text)) return undefined;
+  if (ONEDNN_CREATE.test(text)) return { name: `oneDNN could not create ${/engine/.test(text) ? 'an engine for the device' : 'a primitive for the op'} (${quote(text.replace(/^.*?(?=\b(?:\w*Error: )?could not create)/, ''))})`, what: /engine/.test(text) ? 'the device runtime oneDNN uses (on XPU: the GPU driver, Level Zero/OpenCL runtime and oneAPI versions the PyTorch build expects); not memory' : 'the op\'s shapes, types and layout: oneDNN has no implementation for them on this device (ONEDNN_VERBOSE=1 shows the call); not memory', catchable: true };
   const ncclTest = NCCL_TEST_FAILURE.exec(text);
   if (ncclTest) return { name: `an NCCL call failed: ${ncclTest[1]!.trim()} (nccl-tests: ${quote(text)})`, fallbackPlatform: 'cuda', what: 'the NCCL call at the file and line the test names; rerun with NCCL_DEBUG=WARN (or INFO) to see NCCL\'s own reason ("unhandled cuda error" is a CUDA call inside NCCL that failed: driver, peer access, a GPU already in use)', catchable: false };
   const pgAsync = PG_ASYNC_EXCEPTION.exec(text);

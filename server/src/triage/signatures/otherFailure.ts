@@ -106,6 +106,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'tcmalloc: large alloc \\d+ bytes == (?:\\(nil\\)|0x0)', 'ptxas fatal',
   // TensorFlow's StreamExecutor failing a device allocation, its status cut off (tailAllocFailure).
   'failed to allocate [\\d.]+[KMGTP]\\b',
+  // oneDNN's errors (nativeFailure).
+  'could not create an? (?:engine|primitive)',
   // OpenCL's out-of-memory statuses as the wrappers' error strings print them (boost::compute, clErrorString; tailAllocFailure).
   '[Mm]emory [Oo]bject [Aa]llocation [Ff]ailure', '[Oo]ut of [Hh]ost [Mm]emory',
   'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID'];

@@ -64,16 +64,17 @@ const GPU_PREFIX = /^\s*GPU[- ]?(\d+): /;
 /** Accelerators a log names, most specific first; `cpu` when it names none. */
 const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // ROCm's math libraries by name (rocBLAS, hipBLAS/hipBLASLt and their statuses, MIOpen, MIGraphX, HIPRTC, Tensile's kernel
-  // library, PyTorch's ATen/hip sources: a ROCm build's "CUDA error" names HIP's libraries around it).
+  // library, PyTorch's ATen/hip sources: a ROCm build's "CUDA error" names HIP's libraries around it; MIGraphX's Python module and source tree).
   // ROCm CLR's AMD_LOG_LEVEL lines (":1:rocdevice.cpp            :1897: 9616777836 us: 4277 : [tid:0x…] …", ClPrint's format) name the runtime by their form.
-  ['rocm', /\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|\brocBLAS\b|\brocblas|\bHIPBLAS|\bhipblas|\bMIOpen\b|\bmiopen[A-Z:]|\blibMIOpen\b|\bMIGraphX\b|\bHIPRTC|\bTensileLibrary|\bATen\/hip\b|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: /m],
+  ['rocm', /\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|\brocBLAS\b|\brocblas|\bHIPBLAS|\bhipblas|\bMIOpen\b|\bmiopen[A-Z:]|\blibMIOpen\b|\bMIGraphX\b|AMDMIGraphX|\bmigraphx\.|\bHIPRTC|\bTensileLibrary|\bATen\/hip\b|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: /m],
   // The Ascend device's exception dump ("DEVICE[0] PID[358]:", "EXCEPTION STREAM:", "RTS_HWTS: aicore exception") and
   // torch_npu's "The Inner error is reported as above." name the NPU without saying so.
   ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu|\bRTS_HWTS: |^\s*EXCEPTION STREAM:|The Inner error is reported as above/m],
   // SYCL's device-side assert (intel/llvm libdevice __devicelib_assert_fail: "file:line: func: global id: [x,y,z], local id: [x,y,z] Assertion `…` failed.").
   // Level Zero's own names (the oneAPI Level Zero spec, ze_api.h): its status type ze_result_t, a ZE_RESULT_ code, a ze*/zes* API call.
+  // PyTorch's own names for the device in code (torch.xpu, .to("xpu"), device="xpu:0"), as a pasted script shows them.
   // PyTorch's XPU wheels' version suffix ("2.6.0+xpu", collect_env's "PyTorch version:"), Intel's discrete GPUs by name (sycl-ls, clinfo: "Intel(R) Arc(TM) A770 Graphics", "Intel(R) Data Center GPU Max 1550").
-  ['xpu', /\bXPU\b|\d\+xpu\b|\bIntel\(R\) (?:Arc\(TM\)|Data Center GPU)|Level.?Zero|\bSYCL\b|oneAPI|\bglobal id: \[\d+,\d+,\d+\], local id: \[|\bze_result_t\b|\bZE_RESULT_[A-Z_]+|\bzes?(?:Init|Driver|Device|Context|CommandList|CommandQueue|Mem|Module|Kernel|Event|Fence)\w*\(/],
+  ['xpu', /\bXPU\b|\btorch\.xpu\b|\.to\(["']xpu(?::\d+)?["']\)|\bdevice=["']xpu(?::\d+)?["']|\d\+xpu\b|\bIntel\(R\) (?:Arc\(TM\)|Data Center GPU)|Level.?Zero|\bSYCL\b|oneAPI|\bglobal id: \[\d+,\d+,\d+\], local id: \[|\bze_result_t\b|\bZE_RESULT_[A-Z_]+|\bzes?(?:Init|Driver|Device|Context|CommandList|CommandQueue|Mem|Module|Kernel|Event|Fence)\w*\(/],
   // TPU inside the identifiers of the stacks that drive it: TensorFlow's and StreamExecutor's TpuPlatform, TPU_SYSTEM
   // device and TPUClusterResolver/TPUStrategy, vLLM's TPUExecutor, JAX's tpu_version and COLAB_TPU_ADDR, PJRT's
   // "device type tpu", libtpu's library, XRT's sources (xrt_computation_client.cc); not inside a word ("output").
