@@ -146,3 +146,24 @@ describe("oneDNN's errors and PyTorch's own names for the XPU and MIGraphX", () 
     expect(root(log)?.platform).toBe('rocm');
   });
 });
+
+describe("CTest's summary of failed tests", () => {
+  it('reads the summary and the list of failed tests as a not-oom the run ended with', () => {
+    const log = [
+      '      Start 12: conv2d_fp16_nhwc',
+      '12/14 Test #12: conv2d_fp16_nhwc .................***Failed    3.02 sec',
+      '',
+      '86% tests passed, 2 tests failed out of 14',
+      '',
+      'Total Test time (real) =  41.77 sec',
+      '',
+      'The following tests FAILED:',
+      '\t  7 - gemm_bf16_tn (Failed)',
+      '\t 12 - conv2d_fp16_nhwc (Failed)',
+      'Errors while running CTest',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: false });
+    // All passing is not a failure.
+    expect(root('100% tests passed, 0 tests failed out of 14\n\nTotal Test time (real) =  40.02 sec')).toBeUndefined();
+  });
+});

@@ -189,6 +189,12 @@ const PG_ASYNC_EXCEPTION = /\[?Rank (\d+)\]?,? found async exception when checki
  * Raised to the caller as a RuntimeError.
  */
 const ONEDNN_CREATE = /\bcould not create an? (?:engine|primitive(?: descriptor)?)\b/;
+/**
+ * CTest's summary of a test run with failures (cmCTestTestHandler.cxx: "<P>% tests passed, <F> tests failed out of <N>", then
+ * "The following tests FAILED:" over one "\t<n> - <name> (Failed)" per test): the run ended with failed tests, whose own output
+ * (ctest --output-on-failure) says why; ctest exits non-zero.
+ */
+const CTEST_FAILED = /^\s*\d+% tests passed, ([1-9]\d*) tests? failed out of (\d+)\b|^\s*The following tests FAILED:\s*$/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
 /**
@@ -283,6 +289,8 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   if (ibv) return { name: `NCCL's InfiniBand setup failed: ${ibv[1]} (${quote(text)})`, fallbackPlatform: 'cuda', what: 'the RDMA setup: ulimit -l (locked memory), the HCA\'s queue limits, NCCL_IB_HCA/NCCL_IB_GID_INDEX; NCCL_IB_DISABLE=1 tells whether the IB path is the cause' };
   if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|failed with error 2\b(?![.\d])|warn/i.test(text)) return undefined;
   if (ONEDNN_CREATE.test(text)) return { name: `oneDNN could not create ${/engine/.test(text) ? 'an engine for the device' : 'a primitive for the op'} (${quote(text.replace(/^.*?(?=\b(?:\w*Error: )?could not create)/, ''))})`, what: /engine/.test(text) ? 'the device runtime oneDNN uses (on XPU: the GPU driver, Level Zero/OpenCL runtime and oneAPI versions the PyTorch build expects); not memory' : 'the op\'s shapes, types and layout: oneDNN has no implementation for them on this device (ONEDNN_VERBOSE=1 shows the call); not memory', catchable: true };
+  const ctest = CTEST_FAILED.exec(text);
+  if (ctest) return { name: ctest[1] !== undefined ? `CTest: ${ctest[1]} of ${ctest[2]} tests failed` : 'CTest: tests failed (its list of failed tests)', what: 'the output of the first failed test (ctest --output-on-failure -R <name>); a test run\'s failures, not memory running out', catchable: false };
   const ncclTest = NCCL_TEST_FAILURE.exec(text);
   if (ncclTest) return { name: `an NCCL call failed: ${ncclTest[1]!.trim()} (nccl-tests: ${quote(text)})`, fallbackPlatform: 'cuda', what: 'the NCCL call at the file and line the test names; rerun with NCCL_DEBUG=WARN (or INFO) to see NCCL\'s own reason ("unhandled cuda error" is a CUDA call inside NCCL that failed: driver, peer access, a GPU already in use)', catchable: false };
   const pgAsync = PG_ASYNC_EXCEPTION.exec(text);
