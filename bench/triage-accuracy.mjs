@@ -25,8 +25,8 @@ try {
   const { loadCorpus, scoreCorpus, ratio } = await import(pathToFileURL(outfile).href);
   const corpus = loadCorpus();
   const pct = (t) => `${(100 * ratio(t)).toFixed(1)}% (${t.right}/${t.total})`;
-  const splits = split === 'all' ? ['train', 'holdout', 'blind', 'blind2', 'blind3', 'blind4', 'blind5', 'blind6', 'blind7', 'blind8', 'blind9', 'blind10', 'blind11', 'blind12', 'blind13', 'blind14', 'blind15', 'blind16', 'blind17', 'blind18', 'blind19', 'blind20', 'blind21', 'blind22', 'blind23'] : [split];
-  const batches = { blind: 'after-engine-freeze', blind2: 'batch-2-after-blind-fixes', blind3: 'batch-3', blind4: 'batch-4', blind5: 'batch-5', blind6: 'batch-6', blind7: 'batch-7', blind8: 'batch-8', blind9: 'batch-9', blind10: 'batch-10', blind11: 'batch-11', blind12: 'batch-12', blind13: 'batch-13', blind14: 'batch-14', blind15: 'batch-15', blind16: 'batch-16', blind17: 'batch-17', blind18: 'batch-18', blind19: 'batch-19', blind20: 'batch-20', blind21: 'batch-21', blind22: 'batch-22', blind23: 'batch-23' };
+  const splits = split === 'all' ? ['train', 'holdout', 'blind', 'blind2', 'blind3', 'blind4', 'blind5', 'blind6', 'blind7', 'blind8', 'blind9', 'blind10', 'blind11', 'blind12', 'blind13', 'blind14', 'blind15', 'blind16', 'blind17', 'blind18', 'blind19', 'blind20', 'blind21', 'blind22', 'blind23', 'blind24'] : [split];
+  const batches = { blind: 'after-engine-freeze', blind2: 'batch-2-after-blind-fixes', blind3: 'batch-3', blind4: 'batch-4', blind5: 'batch-5', blind6: 'batch-6', blind7: 'batch-7', blind8: 'batch-8', blind9: 'batch-9', blind10: 'batch-10', blind11: 'batch-11', blind12: 'batch-12', blind13: 'batch-13', blind14: 'batch-14', blind15: 'batch-15', blind16: 'batch-16', blind17: 'batch-17', blind18: 'batch-18', blind19: 'batch-19', blind20: 'batch-20', blind21: 'batch-21', blind22: 'batch-22', blind23: 'batch-23', blind24: 'batch-24' };
   const inSplit = (e, s) => (s in batches ? e.collected === batches[s] : e.split === s && e.collected === undefined);
   for (const s of splits) {
     const score = await scoreCorpus(corpus.filter((e) => inSplit(e, s)));
