@@ -27,6 +27,18 @@ export function thrownByTerminate(line: LineView): boolean {
   return /^\s*what\(\):/.test(line.content) && (line.previous(1) ?? '').includes(TERMINATE);
 }
 
+/**
+ * True when the line, or one of the three above it, is libstdc++'s ("terminate called after throwing") or libc++'s
+ * ("libc++abi: terminating due to uncaught exception") report of an exception nothing caught, for messages a runtime
+ * throws on the terminate line itself or a few lines under it.
+ */
+export function thrownUncaught(line: LineView): boolean {
+  for (let k = 0; k <= 3; k++) {
+    if (/terminating due to uncaught exception|terminate called after throwing/.test(k === 0 ? line.content : (line.previous(k) ?? ''))) return true;
+  }
+  return false;
+}
+
 /** Shortest line taken for a terminal's width when lines are cut at it. */
 const MIN_WRAP_WIDTH = 80;
 

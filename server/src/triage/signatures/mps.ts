@@ -8,6 +8,7 @@
 import { formatBytes } from '../../format';
 import { shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
+import { thrownUncaught } from './lineContext';
 import type { Signature } from './types';
 
 const MESSAGE = new RegExp(
@@ -166,8 +167,7 @@ const commandBufferOom: Signature = {
   needles: ['CommandBufferCallbackErrorOutOfMemory', 'MTLCommandBufferErrorOutOfMemory'],
   match(line) {
     if (!/CommandBufferCallbackErrorOutOfMemory|MTLCommandBufferErrorOutOfMemory/.test(line.content)) return undefined;
-    let aborted = false;
-    for (let k = 0; k <= 3 && !aborted; k++) aborted = /terminating due to uncaught exception|terminate called after throwing/.test(k === 0 ? line.content : (line.previous(k) ?? ''));
+    const aborted = thrownUncaught(line);
     const ggml = /command buffer \d+ failed with status/.test(`${line.next(1) ?? ''}\n${line.previous(1) ?? ''}`);
     return {
       signature: 'metal-command-buffer-oom',

@@ -20,6 +20,7 @@
 import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
 import { toBytes } from '../sizes';
+import { thrownUncaught } from './lineContext';
 import { ACL_CODE } from './nativeFailure';
 import { platformNear } from './otherOom';
 import type { Fix, Platform } from '../../protocol';
@@ -136,14 +137,6 @@ function allocFailure(
     fixes: f.fixes,
     facts: { tier: 2 },
   };
-}
-
-/** Whether the line, or one of the three above it, is libc++'s or libstdc++'s report of an exception nothing caught. */
-function thrownUncaught(line: LineView): boolean {
-  for (let k = 0; k <= 3; k++) {
-    if (/terminating due to uncaught exception|terminate called after throwing/.test(k === 0 ? line.content : (line.previous(k) ?? ''))) return true;
-  }
-  return false;
 }
 
 export const tailAllocFailure: Signature = {
