@@ -197,6 +197,28 @@ const KERNEL_OOM_FRAME = /\b(?:oom_kill_process|out_of_memory|pagefault_out_of_m
 const USERSPACE_OOM_KILL = /\bConsidered \d+ cgroups for killing, top candidates were:|\b(?:Killed|Marked) \S+ (?:for killing )?due to (?:memory pressure for|memory used \(|swap used \()|\bsystemd-oomd killed \d+ process\(es\) in this unit\b|\/plugins\/(?:BaseKillPlugin|Kill\w+)[\w.-]*:\d+\] (?:Picked "|Killed \d+: |Trying to kill \S)|^\s*cg-oom-killed:[1-9]\s*$|\bTriggered by PID \d+ \(.*\bOOM kill of PID \d+ \(/;
 
 /**
+ * earlyoom (rfjakob/earlyoom, the userspace OOM daemon) acting on low memory, in its releases' words: before 1.0, "Low
+ * memory! mem avail: 300 of 5875 MiB (5) % <= min 10 %, swap free: …" (or "Out of memory! avail: …") then "Invoking oom
+ * killer: done" (it triggered the kernel OOM killer through sysrq); since, kill.c's "low memory! at or below SIGTERM
+ * limits: mem 9.84%, swap 0.00%" and "sending SIGTERM to process 4321 uid 1000 \"python\": badness 890, VmRSS 5123 MiB"
+ * (SIGKILL when it escalates). The sizes are the host's free memory and the victim's RSS, not a request: no numbers taken.
+ */
+const EARLYOOM = /\b(?:[Ll]ow|Out of) memory! (?:mem )?avail: \d+ (?:of \d+ )?MiB|\blow memory! at or below SIG(?:TERM|KILL) limits\b|\bsending SIG(?:TERM|KILL) to process \d+ uid \d+ "|^\s*Invoking oom killer: /;
+/**
+ * The kernel's report of a memory cgroup at its limit, printed only inside an OOM killer report for that cgroup
+ * (mm/memcontrol.c mem_cgroup_print_oom_meminfo, earlier mem_cgroup_print_oom_info: "memory: usage %llukB, limit %llukB,
+ * failcnt %lu", then the same for "memory+swap", "kmem" or, on cgroup v2, "swap"), when an excerpt kept these lines and lost
+ * the "Killed process" one.
+ */
+const MEMCG_OOM_INFO = /(?:^|\]\s*)(?:memory|memory\+swap|swap|kmem): usage \d+kB, limit \d+kB\b/;
+/**
+ * A line that is only "SIGKILL", the last the log printed: the name of the signal the process ended with, as a runner or a
+ * process supervisor prints it (Python's signal.Signals name, Node's child_process 'exit' signal, Go's os.ProcessState),
+ * with nothing after it. The signal the kernel OOM killer and cgroup limits send.
+ */
+const BARE_SIGKILL = /^\s*SIGKILL\s*$/;
+
+/**
  * runc failing to start a container because the kernel killed its init process in the container's memory cgroup
  * (libcontainer/process_linux.go: "container init was OOM-killed (memory limit too low?)"), which the kubelet reports as the
  * container's CreateContainerError/RunContainerError/StartError and containerd as "OCI runtime create failed: runc create
@@ -216,7 +238,7 @@ const RUNC_INIT_OOM = /\bcontainer init was OOM-killed\b/;
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory', 'init was OOM-killed'],
+  needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory', 'init was OOM-killed', 'ow memory! ', 'Out of memory! ', 'Invoking oom killer', ' to process ', 'kB, limit ', 'SIGKILL'],
   match(line) {
     const gcc = GCC_KILLED.exec(line.content);
     const exit137 = !gcc && (EXIT_137.test(line.content) || DOCKER_EXEC_137.test(line.content));
@@ -251,6 +273,22 @@ export const tailHostKill: Signature = {
             : 'systemd-oomd picked a cgroup to kill under memory pressure or swap use';
       const why = 'A userspace OOM killer (systemd-oomd, oomd) or a tool watching the kernel\'s (isolate, oomkill) reports that a process or cgroup was killed, or chosen to be killed, for memory. ';
       return { ...hostKill(line, `Host OOM: ${who}`, {}, undefined, why + 'The killed processes got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
+    }
+    if (EARLYOOM.test(line.content)) {
+      const summary = 'Host OOM: earlyoom (the userspace OOM daemon) acted on low host memory';
+      const why = 'earlyoom watches the host\'s available memory and swap; below its limits it invokes the kernel OOM killer or sends SIGTERM, then SIGKILL, to the process with the highest oom_score. ';
+      return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got no exception and no traceback.'), facts: { tier: 2 } };
+    }
+    if (MEMCG_OOM_INFO.test(line.content)) {
+      const summary = 'Host OOM: the kernel\'s memory cgroup report (a cgroup at its memory limit; the OOM killer ran in it)';
+      const why = 'The kernel prints a memory cgroup\'s usage against its limit (memory, memory+swap, kmem, swap) only in the OOM killer\'s report for that cgroup; the lines naming the killed process are not in this excerpt. ';
+      return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
+    }
+    if (BARE_SIGKILL.test(line.content)) {
+      for (let k = 1; k <= 5; k++) if ((line.next(k) ?? '').trim() !== '') return undefined;
+      const summary = 'The process ended with SIGKILL (the last line of the log), most likely killed for host memory';
+      const why = 'The log ends with the name of the signal the process died of: SIGKILL, which the kernel OOM killer and cgroup memory limits send. ';
+      return { ...hostKill(line, summary, {}, undefined, why + 'Nothing runs after it: no exception, no traceback.'), facts: { tier: 2 } };
     }
     if (RUNC_INIT_OOM.test(line.content)) {
       const summary = 'Container OOM: the container\'s init was killed for memory before it started (runc: memory limit too low)';

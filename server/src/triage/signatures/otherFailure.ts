@@ -112,7 +112,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'tests? failed out of', 'tests FAILED:',
   // OpenCL's out-of-memory statuses as the wrappers' error strings print them (boost::compute, clErrorString; tailAllocFailure).
   '[Mm]emory [Oo]bject [Aa]llocation [Ff]ailure', '[Oo]ut of [Hh]ost [Mm]emory',
-  'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID'];
+  'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID',
+  // earlyoom's low-memory actions, the kernel's memory cgroup report, a log that ends on a bare SIGKILL (cpu.ts tailHostKill).
+  '[Ll]ow memory! ', 'Out of memory! avail', 'Invoking oom killer', 'sending SIG(?:TERM|KILL) to process \\d+ uid', ': usage \\d+kB, limit \\d+kB', '(?<![^\\n])[ \\t]*SIGKILL[ \\t\\r]*(?![^\\n])'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;

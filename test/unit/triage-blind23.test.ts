@@ -1,0 +1,28 @@
+// The message classes blind batch 23 (queries on training-failure wordings) showed the engine did not know. Each test is a
+// variant written for the class (other numbers, names and paths), not a corpus log.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const all = (text: string) => triageText(text, 'log').verdicts;
+const root = (text: string) => all(text)[0];
+
+describe("earlyoom's low-memory actions", () => {
+  it('reads the pre-1.0 "Low memory! mem avail" and "Invoking oom killer" lines as a host OOM', () => {
+    const log = [
+      'Epoch 3:  41%|████      | 1210/2950 [12:04<17:21,  1.67it/s]',
+      'Low memory! mem avail: 412 of 15934 MiB (2) % <= min 5 %, swap free: 0 of 2047 MiB (0 %) <= min 10 %',
+      'Invoking oom killer: done',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+  });
+
+  it("reads 1.x's SIGTERM/SIGKILL to the victim as a host OOM", () => {
+    const log = [
+      'mem avail:   611 of 31862 MiB ( 1.92%), swap free:    0 of    0 MiB ( 0.00%)',
+      'low memory! at or below SIGTERM limits: mem  2.00%, swap 10.00%',
+      'sending SIGTERM to process 90211 uid 1001 "python3": badness 902, VmRSS 28114 MiB',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    expect(root('sending SIGKILL to process 4410 uid 0 "torchrun": badness 1000, VmRSS 60211 MiB')?.kind).toBe('host-oom');
+  });
+});
