@@ -121,6 +121,60 @@ describe('facts and plans of real-style scripts', () => {
     expect(findings.find((f) => f.rule === 'HR001')?.severity).toBe('info');
   });
 
+  it('follows an if/elif chain on a literal: only the branch taken sizes the model', async () => {
+    // nanoGPT's shape: `init_from` picks one of three loads; the hub branch names no size.
+    const text = [
+      'import os, torch',
+      "from model import GPT, GPTConfig",
+      "init_from = 'scratch'",
+      "ddp = int(os.environ.get('RANK', -1)) != -1",
+      'model_args = dict(n_layer=24, n_head=16, n_embd=1024, block_size=1024, vocab_size=50304)',
+      "if init_from == 'scratch':",
+      '    conf = GPTConfig(**model_args)',
+      '    model = GPT(conf)',
+      "elif init_from == 'resume':",
+      "    model = GPT(GPTConfig(n_layer=2, n_head=2, n_embd=64))",
+      "elif init_from.startswith('gpt2'):",
+      '    model = GPT.from_pretrained(init_from)',
+      'if ddp:',
+      '    model = torch.nn.parallel.DistributedDataParallel(model)',
+    ].join('\n');
+    const { facts } = await analyzeText('/tmp/gpt.py', text);
+    expect(facts?.model?.value.shape).toMatchObject({ layers: 24, hidden: 1024 });
+    // RANK is set by the launcher at run time: its default decides no branch.
+    expect(facts?.sharding?.value).toBe('ddp');
+  });
+
+  it("sizes torch.optim's other optimizers by their parameter-sized states", async () => {
+    const plan = async (optimizer: string): Promise<number | undefined> => {
+      const text = `import torch\nfrom transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained('gpt2')\noptimizer = ${optimizer}\n`;
+      const { plan: p } = await analyzeText('/tmp/opt.py', text);
+      return p?.breakdown.find((b) => b.key === 'optimizerStates')?.bytes;
+    };
+    const params = 124_439_808; // GPT-2 small, fp32 states
+    expect(await plan('torch.optim.Adadelta(model.parameters())')).toBe(params * 8);
+    expect(await plan('torch.optim.Adagrad(model.parameters())')).toBe(params * 4);
+    expect(await plan('torch.optim.RMSprop(model.parameters(), momentum=0.9, centered=True)')).toBe(params * 12);
+    expect(await plan('torch.optim.AdamW(model.parameters(), amsgrad=True)')).toBe(params * 12);
+    expect(await plan('torch.optim.LBFGS(model.parameters(), history_size=10)')).toBe(params * 4 * 22);
+  });
+
+  it('counts no communicator for hogwild workers that share one model', async () => {
+    const text = [
+      'import torch, torch.multiprocessing as mp',
+      "from transformers import AutoModelForCausalLM",
+      'num_processes = 4',
+      "model = AutoModelForCausalLM.from_pretrained('gpt2').cuda()",
+      'model.share_memory()',
+      'for rank in range(num_processes):',
+      '    mp.Process(target=train, args=(rank, model)).start()',
+    ].join('\n');
+    const hogwild = await analyzeText('/tmp/hogwild.py', text);
+    expect(hogwild.plan?.breakdown.some((b) => b.key === 'commBuffers')).toBe(false);
+    const ddp = await analyzeText('/tmp/ddp.py', `${text}\ntorch.distributed.init_process_group('nccl')\n`);
+    expect(ddp.plan?.breakdown.some((b) => b.key === 'commBuffers')).toBe(true);
+  });
+
   it('returns no plan when the model is unknown', async () => {
     const { plan } = await analyzeText('/tmp/x.py', 'import torch\nmodel = MyNet()\n');
     expect(plan).toBeUndefined();

@@ -20,7 +20,24 @@ export interface Located<T> {
 }
 
 export type Precision = 'fp32' | 'bf16' | 'fp16';
-export type OptimizerKind = 'adamw' | 'adam' | 'sgd' | 'sgd-momentum' | 'adam8bit' | 'adafactor' | 'lion';
+export type OptimizerKind =
+  | 'adamw' | 'adam' | 'sgd' | 'sgd-momentum' | 'adam8bit' | 'adafactor' | 'lion'
+  | 'adadelta' | 'adagrad' | 'adamax' | 'nadam' | 'radam' | 'rmsprop' | 'rprop' | 'asgd' | 'sparse-adam' | 'lbfgs';
+
+/**
+ * Parameter-sized state tensors each optimizer keeps, with its default arguments (the `state[p]`
+ * entries of torch.optim's step functions; scalars such as `step` or NAdam's `mu_product` are not
+ * counted). adam8bit and adafactor are sized apart: their states are not parameter-sized.
+ */
+export const STATE_COPIES: Record<OptimizerKind, number> = {
+  adamw: 2, adam: 2, nadam: 2, radam: 2, adamax: 2, 'sparse-adam': 2, // exp_avg + exp_avg_sq (Adamax: exp_inf)
+  adadelta: 2, // square_avg + acc_delta
+  rprop: 2, // prev + step_size
+  adagrad: 1, rmsprop: 1, asgd: 1, lion: 1, 'sgd-momentum': 1, // sum / square_avg / ax / exp_avg / momentum_buffer
+  sgd: 0,
+  lbfgs: 2 * 100 + 2, // history_size (100) direction and step vectors, plus d and prev_flat_grad
+  adam8bit: 0, adafactor: 0,
+};
 export type Sharding = 'none' | 'ddp' | 'fsdp-full' | 'fsdp-grad-op' | 'fsdp-hybrid' | 'zero1' | 'zero2' | 'zero3';
 export type Attention = 'flash' | 'sdpa' | 'eager';
 
@@ -38,6 +55,8 @@ export interface OptimizerFact {
   impl: 'foreach' | 'fused' | 'for-loop';
   /** Layers whose optimizer state and fp32 master live on the device when the rest is offloaded (seed 003). */
   residentLayers?: number;
+  /** Parameter-sized states when the arguments change the kind's `STATE_COPIES` (amsgrad, RMSprop's momentum or centered, LBFGS's history_size). */
+  stateCopies?: number;
 }
 
 export interface DeepSpeedConfigFact {
@@ -72,6 +91,12 @@ export interface TrainingFacts {
   tensorParallel?: Located<number>;
   pipelineParallel?: Located<number>;
   worldSize?: Located<number>;
+  /**
+   * Evidence that the ranks talk through a process group (`init_process_group`, DeepSpeed's init, a
+   * launcher line): a world size read only from a name such as `num_processes` may count hogwild
+   * workers that share one model and never build a communicator.
+   */
+  processGroup?: Located<string>;
   deepspeed?: Located<DeepSpeedConfigFact>;
   compile?: Located<string>;
   collectives: Array<Located<string>>;
@@ -108,7 +133,8 @@ const CONFIG_CLASSES: Record<string, string> = {
 const OPTIMIZERS: Record<string, OptimizerKind> = {
   AdamW: 'adamw', Adam: 'adam', SGD: 'sgd', AdamW8bit: 'adam8bit', Adam8bit: 'adam8bit', PagedAdamW8bit: 'adam8bit',
   PagedAdamW: 'adamw', PagedAdam: 'adam', Adafactor: 'adafactor', Lion: 'lion', FusedAdam: 'adamw', DeepSpeedCPUAdam: 'adamw',
-  ResidentAdamW: 'adamw',
+  ResidentAdamW: 'adamw', Adadelta: 'adadelta', Adagrad: 'adagrad', Adamax: 'adamax', NAdam: 'nadam', RAdam: 'radam',
+  RMSprop: 'rmsprop', Rprop: 'rprop', ASGD: 'asgd', SparseAdam: 'sparse-adam', LBFGS: 'lbfgs',
 };
 const HF_OPTIM: Record<string, OptimizerKind> = {
   adamw_torch: 'adamw', adamw_torch_fused: 'adamw', adamw_hf: 'adamw', adamw_bnb_8bit: 'adam8bit', adamw_8bit: 'adam8bit',
@@ -119,6 +145,8 @@ const COLLECTIVES = new Set([
   'broadcast', 'broadcast_object_list', 'barrier', 'all_to_all', 'all_to_all_single', 'reduce', 'gather', 'scatter', 'send', 'recv',
   'monitored_barrier',
 ]);
+
+const PROCESS_GROUP_INITS = new Set(['init_process_group', 'init_device_mesh', 'init_distributed', 'initialize_model_parallel']);
 
 const BATCH_NAMES = ['batch_size', 'micro_batch_size', 'per_device_train_batch_size', 'train_micro_batch_size_per_gpu', 'local_batch_size', 'mbs', 'bs'];
 const SEQ_NAMES = ['seq_len', 'seq_length', 'max_seq_length', 'max_seq_len', 'sequence_length', 'max_length', 'block_size', 'context_length', 'model_max_length'];
@@ -258,7 +286,9 @@ export function extractFacts(idx: PythonIndex, options: FactOptions): TrainingFa
   facts.imageSize ??= namedValue(IMAGE_NAMES);
   facts.tensorParallel ??= namedValue(TP_NAMES);
   facts.pipelineParallel ??= namedValue(PP_NAMES);
-  facts.worldSize ??= launcherWorldSize(idx) ?? namedValue(WORLD_NAMES);
+  const launcher = launcherWorldSize(idx);
+  if (launcher) facts.processGroup ??= { ...launcher, value: 'launcher line' };
+  facts.worldSize ??= launcher ?? namedValue(WORLD_NAMES);
   if (!facts.checkpointing) {
     for (const name of ['gradient_checkpointing', 'activation_checkpointing', 'grad_checkpointing']) {
       const bound = idx.assignments.get(name);
@@ -362,8 +392,12 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
     const fused = idx.evaluate(kw('fused')) === true;
     const foreachOff = idx.evaluate(kw('foreach')) === false;
     const resident = idx.evalNumber(kw('resident_layers'));
+    const stateCopies = optimizerStateCopies(idx, kind, kw);
     facts.optimizer = located(
-      { kind, impl: fused || name.includes('deepspeed') ? 'fused' : foreachOff ? 'for-loop' : 'foreach', ...(resident !== undefined && { residentLayers: resident }) },
+      {
+        kind, impl: fused || name.includes('deepspeed') ? 'fused' : foreachOff ? 'for-loop' : 'foreach',
+        ...(resident !== undefined && { residentLayers: resident }), ...(stateCopies !== undefined && { stateCopies }),
+      },
       node,
     );
   }
@@ -443,6 +477,10 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
     if (method === 'cross_entropy' && input && !input.text.includes('float')) facts.logitsUpcast = located(false, node);
   }
 
+  if (PROCESS_GROUP_INITS.has(method) && (name.includes('distributed') || name.includes('deepspeed') || name.includes('megatron') || name === method)) {
+    facts.processGroup ??= located(method, node);
+  }
+
   // Collectives and cache calls.
   if ((name.startsWith('torch.distributed.') || name.startsWith('deepspeed.comm.')) && COLLECTIVES.has(method)) facts.collectives.push(located(method, node));
   if (method === 'empty_cache' && !name.includes('mps')) facts.emptyCache.push(located(name, node));
@@ -496,7 +534,25 @@ function markFrozen(facts: TrainingFacts, target: string, node: Node): void {
   facts.frozen = located([...parts], node);
 }
 
+/** Parameter-sized states when the constructor's arguments add to the kind's default ones. */
+function optimizerStateCopies(idx: PythonIndex, kind: OptimizerKind, kw: (key: string) => Node | undefined): number | undefined {
+  if ((kind === 'adam' || kind === 'adamw') && idx.evaluate(kw('amsgrad')) === true) return 3; // + max_exp_avg_sq
+  if (kind === 'rmsprop') {
+    const momentum = (idx.evalNumber(kw('momentum')) ?? 0) > 0 ? 1 : 0; // + momentum_buffer
+    const centered = idx.evaluate(kw('centered')) === true ? 1 : 0; // + grad_avg
+    return momentum + centered > 0 ? 1 + momentum + centered : undefined;
+  }
+  if (kind === 'lbfgs') {
+    const history = idx.evalNumber(kw('history_size'));
+    return history !== undefined ? 2 * history + 2 : undefined;
+  }
+  return undefined;
+}
+
 function setModel(facts: TrainingFacts, model: ModelFact, node: Node): void {
+  // A later load the catalog cannot size (`GPT.from_pretrained(init_from)` on a branch we cannot
+  // decide) must not hide a model whose size is known.
+  if (facts.model?.value.shape && !model.shape) return;
   facts.model = located(model, node);
   // `model = Auto...from_config(cfg).cuda()`: climb the call chain to the assignment.
   let top: Node = node;

@@ -10,7 +10,7 @@
  * measurements and with DeepSpeed's and accelerate's estimators.
  */
 import type { DeviceSpec } from '../devices/catalog';
-import type { Precision, Sharding, TrainingFacts } from './facts';
+import { STATE_COPIES, type Precision, type Sharding, type TrainingFacts } from './facts';
 import { totalParams, transformerParams, type ModelShape, type TransformerShape } from './models';
 
 export interface PlanItem {
@@ -259,7 +259,7 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
     const kind = opt?.kind ?? 'adamw';
     if (!opt) notes.push('optimizer not found: assumed AdamW');
     const stateDtypeBytes = master ? 4 : wBytes;
-    const statesPerParam = kind === 'sgd' ? 0 : kind === 'sgd-momentum' || kind === 'lion' ? stateDtypeBytes : kind === 'adam8bit' ? 2 : kind === 'adafactor' ? 0.05 * stateDtypeBytes : 2 * stateDtypeBytes;
+    const statesPerParam = kind === 'adam8bit' ? 2 : kind === 'adafactor' ? 0.05 * stateDtypeBytes : (opt?.stateCopies ?? STATE_COPIES[kind]) * stateDtypeBytes;
     const masterPerParam = master ? 4 : 0;
     let statesOnCard: number;
     let masterOnCard: number;
@@ -338,7 +338,8 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
     }
     const allocatedPeakBytes = peakItems.reduce((a, it) => a + it.bytes, 0);
 
-    const distributed = lay.world > 1 || facts.collectives.length > 0;
+    const communicates = facts.processGroup !== undefined || facts.launch !== undefined || lay.sharding !== 'none';
+    const distributed = (lay.world > 1 && communicates) || facts.collectives.length > 0;
     const onNvidiaLike = device.platform === 'cuda' || device.platform === 'rocm';
     const runtime = onNvidiaLike ? CUDA_CONTEXT_BYTES : 0;
     if (!onNvidiaLike) notes.push(`runtime overhead on ${device.name} is not published: counted as 0`);

@@ -99,7 +99,7 @@ const INDEX_QUERY = `
 (call function: (_) @callee) @call
 (comment) @comment
 (pair key: (_) @pair_key value: (_) @pair_value)
-(if_statement condition: (_) @if_condition consequence: (_) @if_body)
+(if_statement) @if
 (try_statement) @try
 (delete_statement) @delete
 (function_definition) @function
@@ -142,6 +142,11 @@ export class PythonIndex {
   readonly root: Node;
   /** Index ranges of `if` bodies whose condition is a literal-valued false. */
   private readonly deadRanges: Array<[number, number]> = [];
+  /**
+   * True while deciding branches: an environment variable's default (`os.environ.get('RANK', -1)`)
+   * stands for its value in sizes, but a launcher sets it at run time, so it decides no branch.
+   */
+  private readingCondition = false;
 
   /**
    * @param kwargNames keyword arguments to index by name (for `kwargValues`).
@@ -151,7 +156,7 @@ export class PythonIndex {
   constructor(tree: Tree, kwargNames: readonly string[] = [], private readonly argOverrides: ReadonlyMap<string, string> = new Map()) {
     this.root = tree.rootNode;
     const wanted = new Set(kwargNames);
-    const ifs: Array<{ condition: Node; body: Node }> = [];
+    const ifs: Node[] = [];
     for (const { captures } of indexQuery(tree.language).matches(this.root)) {
       const first = captures[0];
       if (!first) continue;
@@ -201,13 +206,9 @@ export class PythonIndex {
           if (key && value) this.pairs.push({ key, value });
           break;
         }
-        case 'if_condition':
-        case 'if_body': {
-          const condition = other('if_condition');
-          const body = other('if_body');
-          if (condition && body) ifs.push({ condition, body });
+        case 'if':
+          ifs.push(first.node);
           break;
-        }
         case 'try':
           this.tryStatements.push(first.node);
           break;
@@ -236,10 +237,31 @@ export class PythonIndex {
       }
     }
     for (const site of this.calls) if (site.method === 'add_argument') this.indexArgument(site.node);
-    for (const { condition, body } of ifs) {
-      const value = this.evaluate(condition);
-      if (value === false || value === 0 || value === null || value === '') this.deadRanges.push([body.startIndex, body.endIndex]);
+    for (const statement of ifs) this.markDeadBranches(statement);
+  }
+
+  /**
+   * An `if`/`elif`/`else` chain on literal values (`if init_from == 'scratch': ... elif ...`): a branch
+   * whose condition is false is dead, and so is every branch after one whose condition is true.
+   * Conditions that cannot be evaluated keep their branch and the ones after it alive.
+   */
+  private markDeadBranches(statement: Node): void {
+    const branches: Array<{ condition?: Node | null; body: Node | null }> = [
+      { condition: statement.childForFieldName('condition'), body: statement.childForFieldName('consequence') },
+      ...statement.childrenForFieldName('alternative').map((clause) => ({
+        condition: clause?.type === 'elif_clause' ? clause.childForFieldName('condition') : undefined,
+        body: clause?.childForFieldName('consequence') ?? clause?.childForFieldName('body') ?? null,
+      })),
+    ];
+    let taken = false;
+    this.readingCondition = true;
+    for (const { condition, body } of branches) {
+      if (!body) continue;
+      const value = taken || condition === undefined ? undefined : this.evaluate(condition);
+      if (taken || (condition !== undefined && isFalsy(value))) this.deadRanges.push([body.startIndex, body.endIndex]);
+      else if (value !== undefined && !isFalsy(value)) taken = true;
     }
+    this.readingCondition = false;
   }
 
   /** An argparse destination's value: the launch script's argument if one was passed, else the default. */
@@ -408,6 +430,23 @@ export class PythonIndex {
         }
         return undefined;
       }
+      case 'comparison_operator': {
+        // `a == b`, `a in (...)`, `a is None`: two operands only (chains like `0 < a < b` stay unknown).
+        const [left, right] = node.namedChildren;
+        if (node.namedChildCount !== 2 || !left || !right) return undefined;
+        const a = this.evaluate(left, depth + 1, env);
+        const b = this.evaluate(right, depth + 1, env);
+        if (a === undefined || b === undefined) return undefined;
+        const op = node.children.filter((c) => c && !c.isNamed).map((c) => c!.text).join(' ');
+        return compare(op, a, b);
+      }
+      case 'boolean_operator': {
+        const a = this.evaluate(node.childForFieldName('left'), depth + 1, env);
+        const op = node.childForFieldName('operator')?.text;
+        if (a !== undefined && (op === 'and' ? isFalsy(a) : !isFalsy(a))) return a;
+        const b = this.evaluate(node.childForFieldName('right'), depth + 1, env);
+        return a === undefined && (b === undefined || (op === 'and' ? !isFalsy(b) : isFalsy(b))) ? undefined : b;
+      }
       case 'binary_operator': {
         const a = this.evaluate(node.childForFieldName('left'), depth + 1, env);
         const b = this.evaluate(node.childForFieldName('right'), depth + 1, env);
@@ -448,6 +487,15 @@ export class PythonIndex {
           const n = typeof v === 'string' ? Number(v) : v;
           return typeof n === 'number' && Number.isFinite(n) ? (name === 'int' ? Math.trunc(n) : n) : undefined;
         }
+        if (fn.type === 'attribute' && (fn.childForFieldName('attribute')?.text === 'startswith' || fn.childForFieldName('attribute')?.text === 'endswith')) {
+          const subject = this.evaluate(fn.childForFieldName('object'), depth + 1, env);
+          const affix = this.evaluate(this.positional(node, 0), depth + 1, env);
+          const affixes = Array.isArray(affix) ? affix : [affix];
+          if (typeof subject !== 'string' || !affixes.every((x): x is string => typeof x === 'string')) return undefined;
+          const starts = fn.childForFieldName('attribute')?.text === 'startswith';
+          return affixes.some((x) => (starts ? subject.startsWith(x) : subject.endsWith(x)));
+        }
+        if ((name === 'os.environ.get' || name === 'os.getenv') && this.readingCondition) return undefined;
         if (name === 'os.environ.get' || name === 'os.getenv') return this.evaluate(this.positional(node, 1), depth + 1, env);
         if (name === 'dict') {
           const out: Record<string, PyValue> = {};
@@ -474,6 +522,33 @@ export class PythonIndex {
   evalString(node: Node | null | undefined): string | undefined {
     const v = this.evaluate(node);
     return typeof v === 'string' ? v : undefined;
+  }
+}
+
+/** Python's truth value of a literal. */
+function isFalsy(v: PyValue | undefined): boolean {
+  return v === false || v === 0 || v === null || v === '' || (Array.isArray(v) && v.length === 0);
+}
+
+/** A comparison between two literal values, or undefined for one this reader does not model. */
+function compare(op: string, a: PyValue, b: PyValue): boolean | undefined {
+  switch (op) {
+    case '==':
+    case 'is':
+      return typeof a === 'object' || typeof b === 'object' ? (a === null && b === null ? true : undefined) : a === b;
+    case '!=':
+    case 'is not':
+      return typeof a === 'object' || typeof b === 'object' ? (a === null && b === null ? false : undefined) : a !== b;
+    case 'in':
+    case 'not in': {
+      const found = Array.isArray(b) ? b.some((x) => x === a) : typeof b === 'string' && typeof a === 'string' ? b.includes(a) : undefined;
+      return found === undefined ? undefined : op === 'in' ? found : !found;
+    }
+    case '<': case '<=': case '>': case '>=':
+      if (typeof a !== 'number' || typeof b !== 'number') return undefined;
+      return op === '<' ? a < b : op === '<=' ? a <= b : op === '>' ? a > b : a >= b;
+    default:
+      return undefined;
   }
 }
 
