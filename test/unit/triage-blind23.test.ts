@@ -26,3 +26,30 @@ describe("earlyoom's low-memory actions", () => {
     expect(root('sending SIGKILL to process 4410 uid 0 "torchrun": badness 1000, VmRSS 60211 MiB')?.kind).toBe('host-oom');
   });
 });
+
+describe('native and tool failures the not-oom fallback did not read', () => {
+  it("reads WinDbg's failure bucket as a native crash in the module it names", () => {
+    const log = [
+      '0:017> !analyze -v',
+      'KEY_VALUES_STRING: 1',
+      '    Key  : Failure.Bucket',
+      '    Value: NULL_CLASS_PTR_READ_c0000005_ze_intel_gpu64.dll!Unknown',
+      '',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+    expect(root('FAILURE_BUCKET_ID:  APPLICATION_FAULT_c0000005_nvcuda64.dll!cuMemcpyDtoH')?.kind).toBe('not-oom');
+  });
+
+  it("reads getopt's option errors (glibc and BSD) as a tool that rejected its arguments", () => {
+    expect(root(["$ rsync -avz --info=progress2 ./ckpt host:/data", "rsync: unrecognized option '--info=progress2'", 'rsync error: syntax or usage error (code 1)'].join('\n'))).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+    expect(root("timeout: invalid option -- 'k'")).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root('nc: illegal option -- N')).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+
+  it("reads aws-ofi-nccl's NET/OFI warnings of a failed call as a not-oom on cuda", () => {
+    const log = 'ip-10-1-2-3:4411:4470 [5] NCCL WARN NET/OFI Couldn\'t open a fabric provider. RC: -61, ERROR: No data available';
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    // An info line of the plugin is not a failure.
+    expect(root('ip-10-1-2-3:4411:4470 [5] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)')).toBeUndefined();
+  });
+});

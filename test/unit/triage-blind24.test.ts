@@ -23,3 +23,59 @@ describe('host kills in words no signature read', () => {
     expect(root(['worker 3: SIGKILL', 'SIGKILL', 'restarting worker 3', 'worker 3 ready'].join('\n'))?.kind).not.toBe('host-oom');
   });
 });
+
+describe('not-oom failures in words the fallback did not read', () => {
+  it("reads a cloud API's quota refusal as a not-oom, with the accelerator its quota names", () => {
+    const log = [
+      '{',
+      '  "error": {',
+      '    "code": 429,',
+      '    "message": "Quota exceeded for quota metric \'custom_model_training_nvidia_a100_gpus\' and limit \'per region\' of service \'aiplatform.googleapis.com\'",',
+      '    "status": "RESOURCE_EXHAUSTED"',
+      '  }',
+      '}',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: true });
+    expect(root("ERROR: (gcloud.compute.tpus.create) Quota 'TPU_V4_PODSLICE' exceeded. Limit: 0.0 in zone us-central2-b.")).toMatchObject({ kind: 'not-oom', platform: 'xla-tpu' });
+    // gRPC's status with a quota message is not an XLA out-of-memory either.
+    expect(root('google.api_core.exceptions.ResourceExhausted: 429 RESOURCE_EXHAUSTED: Quota exceeded for quota metric \'Generate requests\' and limit \'per minute\'')?.kind).toBe('not-oom');
+  });
+
+  it("reads TensorFlow 1.x's '(see above for traceback)' exception line as the exception", () => {
+    const log = [
+      'InvalidArgumentError (see above for traceback): Incompatible shapes: [16,40] vs. [16,41]',
+      '\t [[Node: loss/sub = Sub[T=DT_FLOAT, _device="/job:localhost/replica:0/task:0/device:GPU:0"](dense/BiasAdd, labels)]]',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: true });
+    expect(root(log)?.summary).toMatch(/InvalidArgumentError/);
+  });
+
+  it("reads PaddlePaddle's DataLoader-workers segfault line as a native crash", () => {
+    expect(root(['epoch 3 iter 120 loss 0.412', 'ERROR: Unexpected segmentation fault encountered in DataLoader workers.'].join('\n'))).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+  });
+
+  it("takes moreutils ts's timestamp off an exception line and its traceback", () => {
+    const log = [
+      'Mar 12 14:03:11 Traceback (most recent call last):',
+      'Mar 12 14:03:11   File "run_suite.py", line 88, in main',
+      'Mar 12 14:03:11     check(results)',
+      'Mar 12 14:03:11   File "run_suite.py", line 41, in check',
+      "Mar 12 14:03:11     raise ValueError('suite failed: %d' % n)",
+      'Mar 12 14:03:11 ValueError: suite failed: 3',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: true });
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: 'run_suite.py', line: 41 });
+  });
+});
+
+describe("StreamExecutor's scratch allocator over its limit", () => {
+  it('reads the workspace request and its limit as a catchable out-of-memory on the GPU', () => {
+    const log = [
+      '2024-02-11 09:14:52.031 W external/xla/xla/service/gpu/conv_algorithm_picker.cc:728] None of the algorithms provided by cuDNN heuristics worked',
+      '  Profiling failure on cuDNN engine eng4{}: RESOURCE_EXHAUSTED: Allocating 2684354560 bytes exceeds the memory limit of 2147483648 bytes.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true, requestedBytes: 2684354560, allowedBytes: 2147483648 });
+    // A cuFFT plan's workspace names no cuDNN: the allocator alone says GPU.
+    expect(root('jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: failed to initialize batched cufft plan with customized allocator: Allocating 8000000160 bytes exceeds the memory limit of 4294967296 bytes.')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 8000000160 });
+  });
+});

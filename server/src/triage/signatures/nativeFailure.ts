@@ -166,6 +166,32 @@ const CUDA_LIBRARY_NAME = /^lib(?:cuda|cudart|cublas|cublasLt|cudnn|cufft|curand
  * from daemon: 500 Internal Server Error: SHM size must be greater then 0"; the CLI exits 125): the container was not created
  * or started; its out-of-memory and GPU-driver messages are read by their own words.
  */
+/**
+ * aws-ofi-nccl (the libfabric network plugin NCCL uses on EFA) logs its errors through NCCL's logger at WARN level with its
+ * own prefix (nccl_ofi_log.h NCCL_OFI_WARN: "NET/OFI " fmt): "NCCL WARN NET/OFI Creating new endpoint for domain 0x… failed:
+ * Invalid argument", "NET/OFI Couldn't open a fabric provider. RC: -61, ERROR: No data available". A failure of the network
+ * plugin NCCL then reports as a failed communicator; not memory.
+ */
+const NCCL_OFI_FAILURE = /\bNCCL WARN NET\/OFI (.*\b(?:failed|[Cc]ouldn't|[Uu]nable to|[Ee]rror|[Ii]nvalid)\b.*)$/;
+/**
+ * A command-line tool refusing its arguments, as getopt prints it (glibc posix/getopt.c: "%s: invalid option -- '%c'",
+ * "%s: unrecognized option '%s%s'"; BSD getopt: "%s: illegal option -- %c"), then the tool's usage and a non-zero exit.
+ */
+const GETOPT_ERROR = /^\s*(?:\S+: )?([\w.\/+-]+): (?:(?:invalid|illegal) option -- '?\S'?|unrecognized option '?-)/;
+/**
+ * WinDbg's crash analysis (!analyze -v): the failure bucket it files the crash under, "<class>_<NTSTATUS>_<module>!<function>"
+ * ("FAILURE_BUCKET_ID:  NULL_CLASS_PTR_READ_c0000005_foo.dll!Bar", newer releases' "Key  : Failure.Bucket" over "Value:
+ * INVALID_POINTER_READ_c0000005_…"): a native crash in the module it names.
+ */
+const WINDBG_BUCKET = /(?:\bFAILURE_BUCKET_ID:\s+|^\s*Value:\s+)([A-Z][A-Z0-9_]*_(?:[cC]0000[0-9a-fA-F]{3}|80000003)_\S+)/;
+/**
+ * A cloud API's quota refusal (Google Cloud's 429 RESOURCE_EXHAUSTED: "The following quota metrics exceed quota limits:
+ * aiplatform.googleapis.com/custom_model_training_nvidia_l4_gpus", "Quota exceeded for quota metric '…' and limit '…'",
+ * Compute Engine's "Quota 'NVIDIA_T4_GPUS' exceeded. Limit: 0.0 in region …"): the project may not have the accelerator
+ * or the requests it asked for; nothing ran out of memory. The quota's name says which accelerator was asked for.
+ */
+const CLOUD_QUOTA_ERROR = /\b(?:The following quota metrics? exceeds? quota limits?: ?(\S*)|Quota exceeded for quota metric '([^']*)'|Quota '([^']*)' exceeded\b)/i;
+
 const DOCKER_DAEMON_ERROR = /\bError response from daemon: (.*)$/;
 const NVIDIA_XID = /\bNVRM: Xid \(PCI:[\w:.]+\): \d+/;
 /**
@@ -287,7 +313,19 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   // Before the warnings are set aside: NCCL logs its failed calls at WARN level (and errno's "Cannot allocate memory" is ibv's, not the process's).
   const ibv = NCCL_IBV.exec(text);
   if (ibv) return { name: `NCCL's InfiniBand setup failed: ${ibv[1]} (${quote(text)})`, fallbackPlatform: 'cuda', what: 'the RDMA setup: ulimit -l (locked memory), the HCA\'s queue limits, NCCL_IB_HCA/NCCL_IB_GID_INDEX; NCCL_IB_DISABLE=1 tells whether the IB path is the cause' };
+  const ofi = NCCL_OFI_FAILURE.exec(text);
+  if (ofi && !/out of memory/i.test(text)) return { name: `NCCL's libfabric network plugin (aws-ofi-nccl) failed: ${quote(ofi[1]!)}`, fallbackPlatform: 'cuda', what: 'the libfabric provider and the plugin\'s setup (FI_PROVIDER, the EFA device and driver, the plugin and libfabric versions; NCCL_DEBUG=INFO shows the provider it chose); not memory', catchable: false };
+  const quota = CLOUD_QUOTA_ERROR.exec(text);
+  if (quota) {
+    const metric = quota[1] ?? quota[2] ?? quota[3] ?? '';
+    const platform: Platform | undefined = /nvidia|_gpus?\b|\bgpus?\b/i.test(metric) ? 'cuda' : /(?:^|[_\W])tpus?(?:$|[_\W])/i.test(metric) ? 'xla-tpu' : undefined;
+    return { name: `a cloud quota was exceeded (${quote(text.replace(/^\s*"message":\s*"?/, '').replace(/",?\s*$/, ''))})`, ...(platform && { platform }), what: 'the project\'s quota for the resource it names (request an increase, or use another region or machine type); a quota, not memory running out', catchable: true };
+  }
   if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|failed with error 2\b(?![.\d])|warn/i.test(text)) return undefined;
+  const getopt = GETOPT_ERROR.exec(text);
+  if (getopt) return { name: `${getopt[1]} rejected its command-line options (${quote(text)})`, platform: 'cpu', what: `the command that ran ${getopt[1]}: an option this build or version of it does not have (its usage lists the ones it does); not memory`, catchable: false };
+  const bucket = WINDBG_BUCKET.exec(text);
+  if (bucket) return { name: `a native crash, as WinDbg's analysis files it (${quote(bucket[1]!)})`, platform: 'cpu', what: 'the module and function the failure bucket names (c0000005 is an access violation: a bad pointer read or write in that module); not memory running out', catchable: false };
   if (ONEDNN_CREATE.test(text)) return { name: `oneDNN could not create ${/engine/.test(text) ? 'an engine for the device' : 'a primitive for the op'} (${quote(text.replace(/^.*?(?=\b(?:\w*Error: )?could not create)/, ''))})`, what: /engine/.test(text) ? 'the device runtime oneDNN uses (on XPU: the GPU driver, Level Zero/OpenCL runtime and oneAPI versions the PyTorch build expects); not memory' : 'the op\'s shapes, types and layout: oneDNN has no implementation for them on this device (ONEDNN_VERBOSE=1 shows the call); not memory', catchable: true };
   const ctest = CTEST_FAILED.exec(text);
   if (ctest) return { name: ctest[1] !== undefined ? `CTest: ${ctest[1]} of ${ctest[2]} tests failed` : 'CTest: tests failed (its list of failed tests)', what: 'the output of the first failed test (ctest --output-on-failure -R <name>); a test run\'s failures, not memory running out', catchable: false };

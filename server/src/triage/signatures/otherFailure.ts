@@ -45,7 +45,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // Host kills and allocation failures no hot anchor reads (cpu.ts tailHostKill, tailAllocFailure below).
   'Tasks state \\(memory', 'low on resource', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate \\d+ B ',
   // Parents reporting a child's end (Node's child_process 'exit' event, launchd's stop timeout), DataLoader's worker signal handler.
-  'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in worker',
+  'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in (?:DataLoader )?worker',
   // Host kills told by a compiler driver, a parent's exit status 137, Slurm's cgroup plugin, the OOM killer's stack (cpu.ts tailHostKill).
   // Native crashes told by the C++ runtime, the OS and tools outside ML frameworks; a Go program's child exit status; HIP's no-device string.
   'terminating due to uncaught exception', 'terminated abnormally with signal', 'crashed with signal \\d+/', 'panic\\(cpu \\d+ caller', '\\] \\[ ?\\d+\\] \\S+\\(', '={5,} +(?:Invalid __|Misaligned|Out-of-range)', 'ROCm-capable device', 'exit status [1-9]', 'Command buffer execution failed: Insufficient Memory', 'maximum allowed buffer size',
@@ -114,6 +114,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   '[Mm]emory [Oo]bject [Aa]llocation [Ff]ailure', '[Oo]ut of [Hh]ost [Mm]emory',
   'cgroups for killing', 'due to (?:memory|swap) (?:pressure|used)', 'process\\(es\\) in this unit', '/plugins/\\w*Kill', 'cg-oom-killed', 'OOM kill of PID',
   // earlyoom's low-memory actions, the kernel's memory cgroup report, a log that ends on a bare SIGKILL (cpu.ts tailHostKill).
+  // aws-ofi-nccl's errors, getopt's option errors, a cloud API's quota refusal (nativeFailure).
+  'NCCL WARN NET/OFI ', '(?:invalid|illegal) option -- ', 'unrecognized option ', '[Qq]uota (?:metrics? exceed|exceeded|\'[^\']*\' exceeded)',
   '[Ll]ow memory! ', 'Out of memory! avail', 'Invoking oom killer', 'sending SIG(?:TERM|KILL) to process \\d+ uid', ': usage \\d+kB, limit \\d+kB', '(?<![^\\n])[ \\t]*SIGKILL[ \\t\\r]*(?![^\\n])'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
@@ -131,8 +133,12 @@ const findTheFirstFailure: Fix = {
   rationale: 'The launcher only reports that a worker exited or was stopped; the reason is in that worker\'s output, which this log does not show.',
 };
 
-/** A Python exception line: an optional dotted module, a type ending in Error/Exception/Interrupt/Exit, and its message. */
-const EXCEPTION_LINE = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception|Interrupt|Exit)))(?::(?:\s+(.*))?)?\s*$/;
+/**
+ * A Python exception line: an optional dotted module, a type ending in Error/Exception/Interrupt/Exit, and its message.
+ * TensorFlow 1.x's session re-raised a failed op's error at the end of the run with "(see above for traceback)" after the
+ * type ("InternalError (see above for traceback): Blas SGEMM launch failed"), the op's own traceback printed above.
+ */
+const EXCEPTION_LINE = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception|Interrupt|Exit)))(?: \(see above for traceback\))?(?::(?:\s+(.*))?)?\s*$/;
 /** IPython's header line: "ResourceExhaustedError     Traceback (most recent call last)". */
 const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s+Traceback \(most recent call last\)/;
 /**
@@ -194,7 +200,11 @@ function juliaFrames(line: LineView): SourceFrame[] {
   }
   return frames;
 }
-const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
+/**
+ * A timestamp a CI runner puts before every line: bracketed ("[2024-05-01 10:00:00] ", with a job's "name ||" after it), or
+ * moreutils' ts default ("%b %d %H:%M:%S ": "Nov 06 05:00:37 "), which PyTorch's CircleCI jobs piped their test output through.
+ */
+const CI_PREFIX = /^(?:\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d\s+(?=\S))/;
 
 /**
  * A native crash as the process, its shell or its parent reports it: bash's job status pads the signal's
@@ -202,9 +212,10 @@ const CI_PREFIX = /^\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?/;
  * exception (core dumped)", "Illegal instruction"), zsh prints it in lower case ("zsh: abort      python
  * train.py", "zsh: segmentation fault", "zsh: illegal hardware instruction"). A DataLoader worker's own SIGSEGV/SIGFPE
  * handler (torch/csrc/DataLoader.cpp) prints "ERROR: Unexpected segmentation fault encountered in worker." before it
- * re-raises; its bus-error sibling is the shared-memory host signature in cpu.ts.
+ * re-raises; its bus-error sibling is the shared-memory host signature in cpu.ts. PaddlePaddle's worker signal handler
+ * (paddle/fluid/imperative/data_loader.cc) says "ERROR: Unexpected segmentation fault encountered in DataLoader workers.".
  */
-const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|^\s*bus error(?: \(core dumped\))?\s*$|Floating point exception|\bIOT instruction(?: \(core dumped\))?|Illegal instruction(?: \(core dumped\)|\s*$)|\bzsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|\bUnexpected (?:segmentation fault|floating-point exception) encountered in worker\b/;
+const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|^\s*bus error(?: \(core dumped\))?\s*$|Floating point exception|\bIOT instruction(?: \(core dumped\))?|Illegal instruction(?: \(core dumped\)|\s*$)|\bzsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|\bUnexpected (?:segmentation fault|floating-point exception) encountered in (?:DataLoader )?workers?\b/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
 /** A launcher or parent reporting a child's end: torchrun, DeepSpeed, MPI, Node's child_process "exit with code N, signal null", launchd's "Service did not exit 5 seconds after SIGTERM. Sending SIGKILL." (a stop timeout, not memory). */
 const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:status code|code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|\bexit status [1-9]\d*\b(?! \()|\bEngine core proc \S+ died unexpectedly|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
@@ -317,10 +328,10 @@ export const otherFailure: Signature = {
     'kernel image is invalid', 'forward compatibility was attempted', 'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed',
     'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend', ': ', 'ERR', 'Java Virtual Machine', 'Program will exit', 'matching distribution',
     'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -',
-    'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
+    'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'encountered in DataLoader worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
     'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
     'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line ',
-    ' error: ', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:'],
+    ' error: ', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'option -- ', 'unrecognized option ', 'uota'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".

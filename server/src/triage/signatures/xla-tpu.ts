@@ -36,6 +36,18 @@ const FATAL = /^(?:\S+ \S+: F |F\d{4} )|Attempting to fetch value instead of han
  */
 const HBM_CAPACITY = new RegExp(String.raw`^\s*HBM capacity ${SIZE}:`);
 const HBM_ALLOCATED = new RegExp(String.raw`^\s*Currently allocated:\s+${SIZE}`);
+/**
+ * StreamExecutor's scratch allocators on a GPU (ScratchAllocator and RedzoneAllocator, the workspace cuDNN autotuning,
+ * cuBLAS and cuFFT plans ask for: "Allocating %d bytes exceeds the memory limit of %d bytes.", a RESOURCE_EXHAUSTED
+ * status; TensorFlow and XLA print it under "Profiling failure on CUDNN engine …" or "No algorithm worked!"): a request
+ * over the workspace limit, its bytes and the limit exact. GPU-only: TPUs have no such allocator.
+ */
+const SCRATCH_LIMIT = /\bAllocating (\d+) bytes exceeds the memory limit of (\d+) bytes/;
+/**
+ * A cloud API's quota refusal with gRPC's RESOURCE_EXHAUSTED status (Google Cloud's "Quota exceeded for quota metric …",
+ * "The following quota metrics exceed quota limits: …"): a quota on requests or resources, not memory.
+ */
+export const CLOUD_QUOTA = /\b(?:Quota exceeded for quota metric|quota metrics? exceeds? quota limits?|Quota '[^']+' exceeded)/i;
 /** The status, in either spelling. */
 const STATUS = /RESOURCE_EXHAUSTED|Resource exhausted/;
 const REQUEST = /Failed to allocate request for [^(]*\((\d+)B\)(?: on device ordinal (\d+))?/;
@@ -63,7 +75,7 @@ const CUT_STATUS = /(?:RESOURCE_EXHAUSTED|Resource exhausted): (\S.*)?$/;
  * The platform convention: an XLA message is read as a TPU's unless the log names a GPU or CUDA (the
  * message's "device:GPU:0", JAX's "found GPU …", CUDA library paths): XLA prints the same words on both.
  */
-const NAMES_GPU = /\bGPU\b(?!\s*\/\s*TPU found)|\bgpu:\d|\bCUDA\b|\bcuda\b|\bGPU_\d+_bfc\b/;
+const NAMES_GPU = /\bGPU\b(?!\s*\/\s*TPU found)|\bgpu:\d|\bCUDA\b|\bcuda\b|\bGPU_\d+_bfc\b|\bCUDNN\b|\bcuDNN\b/;
 /** TensorFlow/XLA's BFC allocator of one GPU ("Allocator (GPU_0_bfc) ran out of memory …", bfc_allocator.cc). */
 const GPU_BFC = /\bGPU_(\d+)_bfc\b/;
 
@@ -141,7 +153,7 @@ const resourceExhausted: Signature = {
   platform: 'xla-tpu',
   needles: ['RESOURCE_EXHAUSTED', 'Resource exhausted: Out of memory', 'Ran out of memory in memory space', 'Failed to allocate request for', 'Attempting to allocate', 'at the bottom of memory', 'unlikely to have enough memory', 'of memory while trying to allocate'],
   match(line) {
-    if (line.content.includes('OOM when allocating tensor')) return undefined;
+    if (line.content.includes('OOM when allocating tensor') || CLOUD_QUOTA.test(line.content)) return undefined;
     // The continuation of a status cut inside its message: read it joined to the status line.
     const cut = STATUS.test(line.content) || !line.content.includes('of memory while trying to allocate') ? null : CUT_STATUS.exec(line.previous(1) ?? '');
     if (cut && 'Out of memory while trying to allocate'.startsWith((cut[1] ?? '').trim())) {
@@ -217,7 +229,13 @@ const resourceExhausted: Signature = {
       // 4374528 bytes allocatable, 14942208 bytes available"; trax#431, jax#14304): the request, and the HBM's free bytes in
       // all (available), of which the largest block is the allocatable part.
       const perMemory = HBM_COULD_NOT_ALLOCATE.exec(c);
-      if (perMemory) {
+      const scratch = SCRATCH_LIMIT.exec(c);
+      if (scratch) {
+        numbers.requestedBytes = Number(scratch[1]);
+        numbers.allowedBytes = Number(scratch[2]);
+        summary = `Out of memory: a GPU scratch workspace of ${formatBytes(Number(scratch[1]))} is over its limit of ${formatBytes(Number(scratch[2]))}`;
+        explanation = 'StreamExecutor\'s scratch allocator refused a workspace (cuDNN autotuning, a cuBLAS or cuFFT plan) larger than the memory it may use; the status is raised as RESOURCE_EXHAUSTED, which the program can catch.';
+      } else if (perMemory) {
         numbers.requestedBytes = Number(perMemory[1]);
         numbers.freeBytes = Number(perMemory[3]);
         summary = `XLA out of device memory: ${formatBytes(Number(perMemory[1]))} requested, ${formatBytes(Number(perMemory[3]))} free (${formatBytes(Number(perMemory[2]))} in one block)`;
@@ -234,7 +252,7 @@ const resourceExhausted: Signature = {
     // BFC's DumpMemoryLog "Stats:" block (Limit:/InUse: one per line) printed just above the status is the
     // stream-executor GPU client's allocator: TPUs do not use BFC. Its numbers are the limit and the bytes in use.
     const stats = bfcStatsAbove(line);
-    const gpu = stats !== undefined || namesGpu(line, c);
+    const gpu = stats !== undefined || SCRATCH_LIMIT.test(c) || namesGpu(line, c);
     if (gpu && device === undefined) device = bfcDevice(line);
     if (stats?.limit !== undefined && numbers.allowedBytes === undefined) numbers.allowedBytes = stats.limit;
     if (stats?.inUse !== undefined && numbers.allocatedBytes === undefined) numbers.allocatedBytes = stats.inUse;
