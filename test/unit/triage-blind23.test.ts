@@ -53,3 +53,23 @@ describe('native and tool failures the not-oom fallback did not read', () => {
     expect(root('ip-10-1-2-3:4411:4470 [5] NCCL INFO NET/OFI Selected Provider is efa (found 4 nics)')).toBeUndefined();
   });
 });
+
+describe("the caching allocator's failed expandable-segment map", () => {
+  it('reads the warning, when nothing else says how the run ended, as a catchable OOM with its numbers', () => {
+    const log = [
+      '  File "/srv/app/generate.py", line 77, in <module>',
+      '    images = pipe(prompt, num_inference_steps=30).images',
+      '[W1203 18:40:02.114201553 CUDACachingAllocator.cpp:511] expandable_segments: memory mapping failed with OOM on device 1 while trying to map 2097152 bytes (free: 1048576, total: 25386352640).',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true, device: 1, requestedBytes: 2097152, freeBytes: 1048576, deviceTotalBytes: 25386352640 });
+  });
+
+  it('leaves it to the OutOfMemoryError the allocator raises after it', () => {
+    const log = [
+      '[W1203 18:40:02.114201553 CUDACachingAllocator.cpp:511] expandable_segments: memory mapping failed with OOM on device 0 while trying to map 2097152 bytes (free: 1048576, total: 25386352640).',
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 MiB. GPU 0 has a total capacity of 23.64 GiB of which 1.00 MiB is free. Including non-PyTorch memory, this process has 23.62 GiB memory in use. Of the allocated memory 22.90 GiB is allocated by PyTorch, and 301.22 MiB is reserved by PyTorch but unallocated.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', requestedBytes: 2097152 });
+    expect(root(log)?.processInUseBytes).toBeGreaterThan(23 * 1024 ** 3);
+  });
+});

@@ -79,3 +79,26 @@ describe("StreamExecutor's scratch allocator over its limit", () => {
     expect(root('jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: failed to initialize batched cufft plan with customized allocator: Allocating 8000000160 bytes exceeds the memory limit of 4294967296 bytes.')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 8000000160 });
   });
 });
+
+describe('out-of-memory statuses of other runtimes', () => {
+  it("reads Kunlun XPU's runtime and XDNN workspace failures as a catchable OOM on xpu", () => {
+    expect(root(['W0305 10:12:44.871 xpu_context.cc:121] ioctl() fail, (705) Device memory not enough', 'Error Message Summary:', 'ResourceExhaustedError: XPU malloc failed'].join('\n'))).toMatchObject({ kind: 'catchable-oom', platform: 'xpu', catchable: true });
+    expect(root('ExternalError: XPU API return wrong value[3 xpu api no enough workspace] (at /paddle/paddle/phi/kernels/xpu/matmul_kernel.cc:58)')).toMatchObject({ kind: 'catchable-oom', platform: 'xpu' });
+  });
+
+  it("reads a SYCL out-of-memory status under an uncaught sycl::exception as a runtime abort", () => {
+    const log = [
+      "terminate called after throwing an instance of 'sycl::_V1::exception'",
+      '  what():  Native API failed. Native API returns: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)',
+      'Aborted (core dumped)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'xpu', catchable: false });
+    // Raised to Python, the same status stays catchable.
+    expect(root('RuntimeError: level_zero backend failed with error: 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)')).toMatchObject({ kind: 'catchable-oom', catchable: true });
+  });
+
+  it("reads PyTorch's allocator message cut right after its request", () => {
+    expect(root('Error occurred when executing KSampler: HIP out of memory. Tried to allocate 6.25 GiB. GPU ')).toMatchObject({ kind: 'catchable-oom', platform: 'rocm', requestedBytes: 6710886400 });
+    expect(root('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 536870912 });
+  });
+});

@@ -85,9 +85,21 @@ export function parseAllocatorMessage(line: string): AllocatorMessage | undefine
   return rest.trimStart().startsWith('(') ? readOldFormat(rest, result) : readNewFormat(rest, result);
 }
 
+/**
+ * The new era's message cut right after its request (a paste or a quote that stopped at "… Tried to allocate 18.00 GiB. GPU ",
+ * a log line cut at its width): the head is whole, so the request is read; the sentences that were cut give nothing.
+ */
+const CUT_AFTER_REQUEST = /^\.?\s*(?:(GPU|NPU|XPU|Device)\s*(\d*)\s*)?$/;
+
 function readNewFormat(rest: string, result: AllocatorMessage): AllocatorMessage | undefined {
   const device = NEW_DEVICE.exec(rest);
-  if (!device) return undefined;
+  if (!device) {
+    const cut = CUT_AFTER_REQUEST.exec(rest);
+    if (!cut || result.api === '') return undefined;
+    if (cut[1] !== undefined) result.deviceWord = cut[1];
+    if (cut[2]) result.device = Number(cut[2]);
+    return result;
+  }
   result.deviceWord = device[1]!;
   if (device[2] !== '') result.device = Number(device[2]);
   const n = result.numbers;

@@ -116,6 +116,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // earlyoom's low-memory actions, the kernel's memory cgroup report, a log that ends on a bare SIGKILL (cpu.ts tailHostKill).
   // aws-ofi-nccl's errors, getopt's option errors, a cloud API's quota refusal (nativeFailure).
   'NCCL WARN NET/OFI ', '(?:invalid|illegal) option -- ', 'unrecognized option ', '[Qq]uota (?:metrics? exceed|exceeded|\'[^\']*\' exceeded)',
+  // Kunlun XPU's out-of-memory statuses; the caching allocator's failed expandable-segment map (tailAllocFailure).
+  'Device memory not enough', 'xpu api no enough workspace', 'failed with OOM on device \\d',
   '[Ll]ow memory! ', 'Out of memory! avail', 'Invoking oom killer', 'sending SIG(?:TERM|KILL) to process \\d+ uid', ': usage \\d+kB, limit \\d+kB', '(?<![^\\n])[ \\t]*SIGKILL[ \\t\\r]*(?![^\\n])'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */

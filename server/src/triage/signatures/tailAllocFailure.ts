@@ -117,6 +117,23 @@ const SANITIZER_ALLOC = /\b(?:Address|Memory|Thread|HWAddress|Leak)Sanitizer(?: 
 const MACOS_MMAP_FAILED = /\bmalloc: [*\\ ]*mmap\(size=(0x[0-9a-fA-F]+|\d+)\) failed \(error code=12\)/;
 
 /**
+ * Baidu Kunlun's XPU runtime and XDNN library running out of device memory, as PaddlePaddle's XPU checks print them
+ * (paddle/phi/backends/xpu/enforce_xpu.h: xpuGetErrorString's "Device memory not enough" for XPUERR_NOMEM, the runtime's
+ * "ioctl() fail, (705) Device memory not enough"; XPUAPIErrorMsg's "xpu api no enough workspace" for XDNN's
+ * NO_ENOUGH_WORKSPACE, inside "XPU API return wrong value[3 xpu api no enough workspace]"): Paddle raises them as
+ * ExternalError/ResourceExhaustedError, which the program can catch. Not Intel's XPU, but the platform Headroom calls xpu.
+ */
+const KUNLUN_OOM = /\bDevice memory not enough\b|\bxpu api no enough workspace\b/;
+/**
+ * PyTorch's caching allocator warning that a map for expandable segments failed ("[W… CUDACachingAllocator.cpp:N]
+ * expandable_segments: memory mapping failed with OOM on device 0 while trying to map 20971520 bytes (free: F, total: T)",
+ * c10/cuda/CUDACachingAllocator.cpp ExpandableSegment::map): the allocator frees its cache and retries, and raises
+ * OutOfMemoryError if that fails too. Read only by the tail pass, where no other signature found the failure: near the
+ * end of a log it is the allocation the run failed on, with the device's free and total bytes.
+ */
+const EXPANDABLE_MAP_OOM = /\bexpandable_segments: memory (?:mapping|allocation) failed with OOM on device (\d+) while trying to (?:map|allocate) (\d+) bytes(?: \(free: (\d+), total: (\d+)\))?/;
+
+/**
  * The finding of an allocation that failed: returned to the caller (catchable-oom) or ending the process
  * (runtime-abort), on the line's rank; the tail pass's failures are tier 2 (the error itself).
  */
@@ -142,8 +159,33 @@ function allocFailure(
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate '],
+  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device'],
   match(line) {
+    if (KUNLUN_OOM.test(line.content)) {
+      return allocFailure(line, {
+        kind: 'catchable-oom',
+        platform: 'xpu',
+        summary: `Out of memory on the XPU (Kunlun): ${/workspace/.test(line.content) ? 'an XDNN kernel could not get its workspace' : 'the XPU runtime had no device memory for an allocation'}`,
+        explanation: 'Baidu Kunlun\'s XPU runtime (XPUERR_NOMEM, "Device memory not enough") or its XDNN library (NO_ENOUGH_WORKSPACE) could not get the device memory it asked for; PaddlePaddle raises it as an error the program can catch.',
+        numbers: {},
+        fixes: [shrinkPeak()],
+      });
+    }
+    const mapOom = EXPANDABLE_MAP_OOM.exec(line.content);
+    if (mapOom) {
+      const requested = Number(mapOom[2]);
+      return {
+        ...allocFailure(line, {
+          kind: 'catchable-oom',
+          platform: /\bHIP\b|HIPCachingAllocator/.test(line.content) ? 'rocm' : 'cuda',
+          summary: `Out of memory on GPU ${mapOom[1]}: the caching allocator could not map ${formatBytes(requested)} for expandable segments` + (mapOom[3] !== undefined ? ` (${formatBytes(Number(mapOom[3]))} free)` : ''),
+          explanation: 'With expandable_segments the caching allocator grows a segment by mapping physical memory into it; the map failed for lack of device memory. The allocator frees its cache and retries, and raises OutOfMemoryError when that fails too; nothing else in the log says how the run ended.',
+          numbers: { requestedBytes: requested, ...(mapOom[3] !== undefined && { freeBytes: Number(mapOom[3]), deviceTotalBytes: Number(mapOom[4]) }) },
+          fixes: [shrinkPeak()],
+        }),
+        device: Number(mapOom[1]),
+      };
+    }
     if (CUDA_NUMBERED_OOM.test(line.content) && !/out of memory/i.test(line.content)) {
       return allocFailure(line, {
         kind: thrownUncaught(line) ? 'runtime-abort' : 'catchable-oom',

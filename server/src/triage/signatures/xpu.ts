@@ -9,7 +9,7 @@ import { formatBytes } from '../../format';
 import type { Fix } from '../../protocol';
 import { shrinkPeak } from '../fixes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
-import { thrownByTerminate } from './lineContext';
+import { thrownByTerminate, thrownUncaught } from './lineContext';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Signature } from './types';
 
@@ -155,16 +155,22 @@ const syclOomStatus: Signature = {
     const status = SYCL_OOM_STATUS.exec(line.content);
     if (!status) return undefined;
     for (let k = 1; k <= SYCL_CONTEXT_LINES; k++) if (line.next(k)?.includes('SYCL error')) return undefined;
+    // The status as the message of a sycl::exception nothing caught ("terminate called after throwing an instance of
+    // 'sycl::_V1::exception'", "what():  Enqueue process failed.", then the backend's "level_zero backend failed with error:
+    // 39 (UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY)"): thrown from a runtime thread or a destructor, it aborted the process.
+    const aborted = thrownUncaught(line);
     return {
       signature: 'sycl-out-of-memory-status',
       role: 'failure',
-      kind: 'catchable-oom',
+      kind: aborted ? 'runtime-abort' : 'catchable-oom',
       platform: 'xpu',
-      catchable: true,
-      summary: `XPU out of memory: the SYCL runtime returned ${status[0]}`,
+      catchable: !aborted,
+      summary: `${aborted ? 'Process aborted: ' : ''}XPU out of memory: the SYCL runtime returned ${status[0]}`,
       explanation:
-        'An allocation or a copy needing memory failed in the SYCL runtime (Level Zero). The status is returned to the caller, which raises it ' +
-        '(PyTorch raises a RuntimeError).',
+        'An allocation or a copy needing memory failed in the SYCL runtime (Level Zero). ' +
+        (aborted
+          ? 'It was thrown as a sycl::exception that nothing caught, so std::terminate aborted the process: no exception reached the program.'
+          : 'The status is returned to the caller, which raises it (PyTorch raises a RuntimeError).'),
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers: {},
       fixes: [shrinkPeak()],
