@@ -73,3 +73,17 @@ describe("the caching allocator's failed expandable-segment map", () => {
     expect(root(log)?.processInUseBytes).toBeGreaterThan(23 * 1024 ** 3);
   });
 });
+
+describe('a process killed while it dumped the stack of a failed glog CHECK', () => {
+  it('reads the failed check, not the kill, as how the run ended', () => {
+    const log = [
+      'I1102 08:14:55.120331  4411 net.cpp:408] conv3_2 -> conv3_2',
+      'F1102 08:14:55.301842  4411 cudnn_conv_layer.cpp:53] Check failed: status == CUDNN_STATUS_SUCCESS (4 vs. 0)  CUDNN_STATUS_INTERNAL_ERROR',
+      '*** Check failure stack trace: ***',
+      'Killed',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    // A plain kill stays a host kill.
+    expect(root(['I1102 08:14:55.120331  4411 solver.cpp:239] Iteration 4200, loss = 0.113', 'Killed'].join('\n'))?.kind).toBe('host-oom');
+  });
+});

@@ -102,3 +102,13 @@ describe('out-of-memory statuses of other runtimes', () => {
     expect(root('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB.')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 536870912 });
   });
 });
+
+describe("the watchdog thread's termination line around a collective timeout", () => {
+  it('reads it as the hang when a re-wrapped paste broke the timeout sentence, with the rank of its prefix', () => {
+    const log =
+      '[rank5]:[E611 02:10:44.508118412 ProcessGroupNCCL.cpp:1690] [PG ID 0 PG GUID 0(default_pg) Rank 5] Process group watchdog thread terminated with exception: [Rank 5] Watch dog caught collective operation timeout: WorkNCCL(SeqNum=812, OpType=BROADCAST, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600041 millis econds before timing out.';
+    expect(root(log)).toMatchObject({ kind: 'hang', platform: 'cuda', catchable: false, rank: 5 });
+    // The watchdog ending on another exception is not a timeout.
+    expect(root('[rank1]:[E611 02:10:44.5 ProcessGroupNCCL.cpp:1690] Process group watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered')?.kind).not.toBe('hang');
+  });
+});

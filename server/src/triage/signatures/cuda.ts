@@ -542,11 +542,22 @@ const watchdogTimeout: Signature = {
  * for an excerpt that kept only the C++ frames; a prefix before "frame #N:" (Ray's "(Worker pid=N)") is allowed.
  */
 const WATCHDOG_LOOP_FRAME = /\bframe #\d+: c10d::ProcessGroupNCCL::Watchdog::run(?:Loop)?\(/;
+/**
+ * The watchdog thread's own last words when its timeout check threw ("Process group watchdog thread terminated with exception:
+ * [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(…) ran for N milliseconds before timing out.",
+ * ProcessGroupNCCL.cpp's watchdog catch), read by the tail pass when the timeout's own sentence was not read: a paste that
+ * re-wrapped the line at a fixed width ("Watch dog caught", "ti ming out") keeps these words whole often enough.
+ */
+const WATCHDOG_TERMINATED_TIMEOUT = /\bwatchdog thread terminated with exception: .*\bcollective operation timeout\b/;
 export const tailWatchdogFrames: Signature = {
   id: 'nccl-watchdog-frames',
   platform: 'cuda',
-  needles: ['::Watchdog::run'],
+  needles: ['::Watchdog::run', 'watchdog thread terminated with exception'],
   match(line) {
+    if (WATCHDOG_TERMINATED_TIMEOUT.test(line.content)) {
+      const f = watchdogTimeout.match(line);
+      return f && { ...f, facts: { ...f.facts, tier: 2 } };
+    }
     if (!WATCHDOG_LOOP_FRAME.test(line.content) || !/WorkNCCL::checkTimeout\(/.test(line.previous(1) ?? '')) return undefined;
     const f = watchdogTimeout.match(line);
     return f && { ...f, facts: { ...f.facts, tier: 2 } };

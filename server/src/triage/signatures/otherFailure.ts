@@ -55,7 +55,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // CUDA_CHECK's 'CUDA error N at' is read through 'CUDA error' above; vLLM's client seeing its engine process die; Ollama's host-memory refusal (tailModelDoesNotFit).
   'Engine core proc \\S+ died unexpectedly', 'requires more system memory',
   // The collective watchdog's loop frame under WorkNCCL::checkTimeout in PyTorch 2.8+ (cuda.ts tailWatchdogFrames).
-  '::Watchdog::run',
+  '::Watchdog::run', 'watchdog thread terminated with exception',
   // WebAssembly's linear memory running out (tailAllocFailure; a wasm trap's 'RuntimeError: ' is read through 'Error').
   'Aborted\\(OOM\\)', 'Cannot enlarge memory arrays', 'could not allocate memory',
   // A launcher's 'exit with status code N' (Horovod's gloo runner).
