@@ -145,6 +145,18 @@ describe('facts and plans of real-style scripts', () => {
     expect(facts?.sharding?.value).toBe('ddp');
   });
 
+  it("reads the config class's own module for the MLP's GELU (nanoGPT's nn.GELU saves only its input)", async () => {
+    const local = await analyzeFixture('local_gpt/train.py');
+    const shape = local.facts?.model?.value.shape;
+    expect(shape).toMatchObject({ kind: 'transformer', fusedGelu: true, layers: 12, hidden: 768 });
+    // The same config class with no module beside the script: GPT-2's gelu written in Python.
+    const { text } = fixture('local_gpt/train.py');
+    const alone = await analyzeText('/tmp/alone/train.py', text);
+    const activations = (r: typeof local): number => r.plan!.breakdown.find((b) => b.key === 'activations')!.bytes;
+    // Five fp32-sized MLP intermediates (16 B per MLP element under autocast) against two bf16 ones (4 B).
+    expect(activations(alone) - activations(local)).toBe(12 * (16 - 4) * 3072 * 8 * 1024);
+  });
+
   it("sizes torch.optim's other optimizers by their parameter-sized states", async () => {
     const plan = async (optimizer: string): Promise<number | undefined> => {
       const text = `import torch\nfrom transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained('gpt2')\noptimizer = ${optimizer}\n`;

@@ -599,7 +599,21 @@ function modelFromConfigNode(idx: PythonIndex, configNode: Node, baseDir: string
   }
   if (modelType === 'gpt2' && config['n_embd'] === undefined && config['hidden_size'] !== undefined) config['n_embd'] = config['hidden_size'];
   const shape = shapeFromConfig(config);
+  if (shape && localModuleUsesFusedGelu(name, baseDir)) shape.fusedGelu = true;
   return shape ? { ref: `${method}(...)`, origin: 'config-call', shape } : undefined;
+}
+
+/**
+ * For a config class imported from a module beside the script (`from model import GPTConfig`): true
+ * when that module calls PyTorch's GELU and writes no tanh approximation of its own.
+ */
+function localModuleUsesFusedGelu(canonicalName: string, baseDir: string): boolean {
+  const modulePath = canonicalName.split('.').slice(0, -1);
+  if (modulePath.length === 0 || modulePath[0] === 'transformers') return false;
+  const file = path.join(baseDir, ...modulePath) + '.py';
+  if (!existsSync(file)) return false;
+  const text = readFileSync(file, 'utf8');
+  return /\b(?:nn\.GELU|F\.gelu|functional\.gelu)\(/.test(text) && !/\btanh\(/.test(text);
 }
 
 function readDeepSpeed(idx: PythonIndex, ref: Node, facts: TrainingFacts, options: FactOptions): void {

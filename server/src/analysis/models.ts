@@ -21,6 +21,11 @@ export interface TransformerShape {
   vocab: number;
   /** `gated` (SwiGLU/GeGLU: gate, up, down) or `plain` (fc1, fc2). */
   mlp: 'gated' | 'plain';
+  /**
+   * True when the config class's own module builds the MLP with PyTorch's GELU (nanoGPT's `nn.GELU()`),
+   * which saves only its input; GPT-2 otherwise means Hugging Face's or minGPT's gelu written in Python.
+   */
+  fusedGelu?: boolean;
   tiedEmbeddings: boolean;
   /** Learned position embeddings (GPT-2, BERT, ViT) of this many positions; 0 with rotary. */
   learnedPositions: number;

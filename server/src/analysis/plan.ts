@@ -107,7 +107,7 @@ export function layerActivationBytesPerToken(s: TransformerShape, compute: Preci
     const norm = mixed ? 4 * h + 4 * h + d * h : r * h + d * h;
     // GPT-2's gelu_new is written out in Python (pow, tanh, adds, muls); autograd keeps five
     // intermediates of the MLP width, the pow input and the tanh terms in fp32 under autocast.
-    const mlp = s.family === 'gpt2' ? (mixed ? 16 * i : 5 * d * i) : 2 * d * i;
+    const mlp = s.family === 'gpt2' && !s.fusedGelu ? (mixed ? 16 * i : 5 * d * i) : 2 * d * i;
     perToken = 2 * norm + d * (hq + 2 * hkv) + d * hq + mlp;
   }
   if (attention === 'eager') {
