@@ -87,3 +87,39 @@ describe('a process killed while it dumped the stack of a failed glog CHECK', ()
     expect(root(['I1102 08:14:55.120331  4411 solver.cpp:239] Iteration 4200, loss = 0.113', 'Killed'].join('\n'))?.kind).toBe('host-oom');
   });
 });
+
+describe("TensorFlow 1.x's OOM numbers and device in other layouts", () => {
+  it("takes the BFC allocator's capitalised request and the single device banner's total and free memory", () => {
+    const log = [
+      'I tensorflow/core/common_runtime/gpu/gpu_device.cc:885] Found device 0 with properties:',
+      'name: GeForce GTX 1070',
+      'major: 6 minor: 1 memoryClockRate (GHz) 1.7845',
+      'pciBusID 0000:01:00.0',
+      'Total memory: 7.92GiB',
+      'Free memory: 7.60GiB',
+      'I tensorflow/core/common_runtime/gpu/gpu_device.cc:906] DMA: 0',
+      'W tensorflow/core/common_runtime/bfc_allocator.cc:274] Ran out of memory trying to allocate 1.53GiB.  See logs for memory state.',
+      'W tensorflow/core/framework/op_kernel.cc:993] Resource exhausted: OOM when allocating tensor with shape[64,256,160,160]',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 1642824991, deviceTotalBytes: 8504035246, freeBytes: 8160437862 });
+  });
+
+  it('reads the device from a node line whose brackets a markdown paste escaped', () => {
+    const log = [
+      'ResourceExhaustedError (see above for traceback): OOM when allocating tensor of shape [4096,4096] and type float',
+      '\t \\[\\[Node: fc7/weights/Adam = Const\\[dtype=DT_FLOAT, _device="/job:localhost/replica:0/task:0/gpu:1"\\]()\\]\\]',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 1 });
+  });
+});
+
+describe("Caffe2's async executor error with the operator on the line after 'Error from operator:'", () => {
+  it("takes the operator's CUDA device", () => {
+    const log = [
+      '[E net_async_base.cc:377] [enforce fail at context_gpu.cu:415] error == cudaSuccess. 2 vs 0. Error at: /opt/caffe2/caffe2/core/context_gpu.cu:415: out of memory',
+      'Error from operator: ',
+      'input: "gpu_2/conv5_3" output: "gpu_2/conv5_3_relu" name: "" type: "Relu" device_option { device_type: 1 device_id: 2 }',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 2 });
+  });
+});

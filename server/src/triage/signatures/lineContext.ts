@@ -93,7 +93,10 @@ export function softWrapped(line: LineView, complete: (text: string) => boolean,
  * (the same net's device).
  */
 export function caffe2Device(line: LineView): number | undefined {
-  for (const near of [line.next(1), line.previous(1)]) {
+  // The async executor puts "Error from operator: " on a line of its own between the error and the OperatorDef
+  // (net_async_base.cc: "[E net_async_base.cc:N] [enforce fail at …] …" / "Error from operator: " / "input: … device_option {…}").
+  const below = /^\s*Error from operator:\s*$/.test(line.next(1) ?? '') ? line.next(2) : line.next(1);
+  for (const near of [below, line.previous(1)]) {
     const op = /\bdevice_option \{ device_type: 1 (?:cuda_gpu_id|device_id): (\d+)/.exec(near ?? '');
     if (op) return Number(op[1]);
   }

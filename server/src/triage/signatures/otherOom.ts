@@ -18,7 +18,7 @@ import type { Platform, SourceFrame } from '../../protocol';
 import { hostMemory, shrinkPeak } from '../fixes';
 import { ipythonFrames } from '../frames';
 import { SIZE, toBytes } from '../sizes';
-import { joinNext } from './lineContext';
+import { caffe2Device, joinNext } from './lineContext';
 import { GPU_ASSERT } from './nativeFailure';
 import type { Finding, LineView, Signature } from './types';
 
@@ -183,6 +183,9 @@ export const otherOom: Signature = {
     // fairseq's trainer catches the error and names the device on the next line ("| WARNING: ran out of memory on GPU #2,
     // skipping batch", multiprocessing_trainer.py, device_id).
     for (let k = 1; k <= 2 && platform === 'cuda' && !gpu; k++) gpu = FAIRSEQ_SKIP.exec(line.next(k) ?? '');
+    // Caffe2's enforce on a CUDA call ("[enforce fail at context_gpu.cu:N] error == cudaSuccess. 2 vs 0. … out of memory")
+    // prints the failed operator's OperatorDef under it, with its CUDA device.
+    const device = gpu ? Number(gpu[1]) : platform === 'cuda' ? caffe2Device(line) : undefined;
     const quoted = text.trim().slice(0, 160);
     const frames = luaError ? luaFrames(line) : IPYTHON_OOM_HEADER.test(text) ? ipythonFrames(line) : /\bjava\.lang\.OutOfMemoryError\b/.test(text) ? jvmFrames(line) : undefined;
     return {
@@ -198,7 +201,7 @@ export const otherOom: Signature = {
         (aborts ? 'The process aborted on it, so nothing could catch it. ' : 'The error went back to the program, which could have caught it. ') +
         (platform === 'cpu' ? 'No accelerator is named around it, so it is taken as host memory.' : `The lines around it name ${platform}, so it is taken as that device's memory.`),
       ...(line.rank !== undefined && { rank: line.rank }),
-      ...(gpu && { device: Number(gpu[1]) }),
+      ...(device !== undefined && { device }),
       numbers,
       fixes: [shrinkPeak()],
       ...(frames && frames.length > 0 && { frames }),

@@ -25,12 +25,24 @@ const OOM = /OOM when allocating tensor (?:with shape|of shape)\s*\[?([^\]]*)\]?
 const DEVICE = /device:([A-Z]+):(\d+)/;
 /** The pre-1.4 device spelling, "/job:localhost/replica:0/task:0/gpu:0". */
 const OLD_DEVICE = /\/(gpu|cpu):(\d+)/;
-/** The op that failed, printed under the message: "[[Node: ... _device=...]]" or "[[{{node ...}}]]". */
-const NODE_LINE = /^\s*\[\[/;
+/**
+ * The op that failed, printed under the message: "[[Node: ... _device=...]]" or "[[{{node ...}}]]"; a markdown paste may
+ * escape its brackets ("\[\[Node: …").
+ */
+const NODE_LINE = /^\s*\\?\[\\?\[/;
 const BFC_LIMIT = /^\s*Limit:\s+(\d+)\s*$/;
 const BFC_IN_USE = /^\s*InUse:\s+(\d+)\s*$/;
 /** "Allocator (GPU_0_bfc) ran out of memory trying to allocate 1.2KiB (rounded to 1280)", ITEX's "... 117964800 Bytes". */
-const REQUESTED = /ran out of memory trying to allocate ([\d.]+)\s?(Bytes|B|KiB|MiB|GiB|TiB)\b/;
+const REQUESTED = /[Rr]an out of memory trying to allocate ([\d.]+)\s?(Bytes|B|KiB|MiB|GiB|TiB)\b/;
+/**
+ * TensorFlow 1.x's device banner (gpu_init.cc / gpu_device.cc: "Found device 0 with properties:", the name, clocks and bus id,
+ * then "Total memory: 12.00GiB" over "Free memory: 11.62GiB"), printed once at start-up: the device's total, and what was free
+ * when the session began.
+ */
+const BANNER_MEMORY = /^\s*(Total|Free) memory: ([\d.]+)\s?(KiB|MiB|GiB|TiB)\s*$/;
+/** Lines searched for the banner: above the message (start-up comes first), then below it, for a paste that put the error first. */
+const BANNER_LOOKBACK_LINES = 400;
+const BANNER_LOOKAHEAD_LINES = 30;
 /** Lines before the message searched for the allocator's report. */
 const LOOKBACK_LINES = 12;
 /** Lines after the message searched for the allocator's request when none was printed before it. */
@@ -73,6 +85,25 @@ export function parseTensorflowOom(line: LineView): TensorflowOom | undefined {
     if (next === undefined || OOM.test(next)) break;
     const requested = REQUESTED.exec(next);
     if (requested) numbers.requestedBytes = toBytes(requested[1]!, requested[2]!);
+  }
+  // The banner only when a single GPU was found (one banner), so its sizes are the failing device's.
+  const banners: { total?: number; free?: number; found: number }[] = [];
+  const readBanner = (text: string | undefined): void => {
+    if (text === undefined) return;
+    if (/\bFound device \d+ with properties:/.test(text)) banners.push({ found: 1 });
+    const b = BANNER_MEMORY.exec(text);
+    const last = banners[banners.length - 1];
+    if (b && last) {
+      const bytes = toBytes(b[2]!, b[3]!);
+      if (b[1] === 'Total') last.total ??= bytes;
+      else last.free ??= bytes;
+    }
+  };
+  for (let k = BANNER_LOOKBACK_LINES; k >= 1; k--) readBanner(line.previous(k));
+  if (banners.length === 0) for (let k = 1; k <= BANNER_LOOKAHEAD_LINES; k++) readBanner(line.next(k));
+  if (banners.length === 1) {
+    if (banners[0]!.total !== undefined) numbers.deviceTotalBytes ??= banners[0]!.total;
+    if (banners[0]!.free !== undefined) numbers.freeBytes ??= banners[0]!.free;
   }
   return { shape: m[1]!, ...where, numbers };
 }
