@@ -112,3 +112,18 @@ describe("the watchdog thread's termination line around a collective timeout", (
     expect(root('[rank1]:[E611 02:10:44.5 ProcessGroupNCCL.cpp:1690] Process group watchdog thread terminated with exception: CUDA error: an illegal memory access was encountered')?.kind).not.toBe('hang');
   });
 });
+
+describe("ProcessGroupGloo's monitoredBarrier naming the faulty rank", () => {
+  it("takes that rank's own error as the failure, not the other ranks' tracebacks after it", () => {
+    const log = [
+      '[rank2]:   File "/opt/venv/lib/python3.10/site-packages/torch/distributed/distributed_c10d.py", line 4301, in _create_process_group_wrapper',
+      '[rank2]:     helper_pg = ProcessGroupGloo(store, rank, world_size, timeout=timeout)',
+      '[rank2]: torch.distributed.DistStoreError: Timed out after 1801 seconds waiting for clients. 3/4 clients joined.',
+      '[rank0]:[E1019 11:02:31.004 ProcessGroupGloo.cpp:144] Rank 0 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 2. Please check rank 2 logs for faulty rank.',
+      '[rank1]:[E1019 11:02:31.006 ProcessGroupGloo.cpp:144] Rank 1 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 2. Please check rank 2 logs for faulty rank.',
+      '[rank0]: Traceback (most recent call last):',
+      '[rank0]:   File "/work/sft.py", line 88, in <module>',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: true, rank: 2 });
+  });
+});

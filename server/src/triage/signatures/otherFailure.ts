@@ -72,6 +72,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'Fatal glibc error', 'CUDA_EXCEPTION_\\d', 'ACL ERROR',
   // vulkano's out-of-memory error values (tailAllocFailure's Vulkan class).
   'Error\\(OutOf(?:Device|Host)Memory\\)',
+  // ProcessGroupGloo's monitoredBarrier naming the faulty rank.
+  'monitoredBarrier',
   // amdgpu's GPU reset and ROCm's debug agent; Triton's OutOfResources; c10d's store socket; NCCL's verbs calls; Synapse's status (nativeFailure).
   'GPU (?:reset|BACO|mode\\d)', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse (?:error|status)', 'synStatus',
   // The driver API's description of CUDA_ERROR_ILLEGAL_ADDRESS (ManagedCuda).
@@ -206,6 +208,13 @@ function juliaFrames(line: LineView): SourceFrame[] {
  * A timestamp a CI runner puts before every line: bracketed ("[2024-05-01 10:00:00] ", with a job's "name ||" after it), or
  * moreutils' ts default ("%b %d %H:%M:%S ": "Nov 06 05:00:37 "), which PyTorch's CircleCI jobs piped their test output through.
  */
+/**
+ * ProcessGroupGloo's monitoredBarrier (used by TORCH_DISTRIBUTED_DEBUG=DETAIL's process-group wrapper) naming the rank
+ * that failed it: "Rank 3 successfully reached monitoredBarrier, but received errors while waiting for send/recv from rank 0.
+ * Please check rank 0 logs for faulty rank.", "Rank 1 failed to pass monitoredBarrier in 600000 ms"
+ * (torch/csrc/distributed/c10d/ProcessGroupGloo.cpp). The other ranks print it after the faulty rank's own error.
+ */
+const MONITORED_BARRIER = /\bfrom rank (\d+)\. Please check rank \1 logs for faulty rank\b|\bRank (\d+) failed to pass monitoredBarrier\b/;
 const CI_PREFIX = /^(?:\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d\s+(?=\S))/;
 
 /**
@@ -333,7 +342,7 @@ export const otherFailure: Signature = {
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'encountered in DataLoader worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
     'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
     'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line ',
-    ' error: ', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'option -- ', 'unrecognized option ', 'uota'],
+    ' error: ', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
@@ -415,6 +424,12 @@ export const otherFailure: Signature = {
       }
       f.frames = frames;
       return f;
+    }
+    const barrier = MONITORED_BARRIER.exec(text);
+    if (barrier) {
+      const faulty = Number(barrier[1] ?? barrier[2]);
+      const f = base(line, 1, `rank ${faulty} failed ProcessGroupGloo's monitoredBarrier (${quote(text)})`, false, [findTheFirstFailure]);
+      return { ...f, rank: faulty, facts: { tier: 1, faultyRank: faulty } };
     }
     const killedBy = SUBPROCESS_SIGNAL.exec(text);
     if (killedBy && killedBy[1] !== '9') {
@@ -671,6 +686,12 @@ export function chooseFailure<T extends { finding: Finding; line: number }>(foun
   for (const f of found) if (tier(f.finding) === 2) chosen = f;
   const lastCrash = [...found].reverse().find((f) => tier(f.finding) === 1 && CRASH.test(f.finding.summary));
   if (!chosen || (lastCrash && lastCrash.line > chosen.line + 20)) chosen = lastCrash ?? found[found.length - 1]!;
+  // A rank the others name as the faulty one (monitoredBarrier's report): its own error is the failure, not theirs after it.
+  const faulty = found.find((f) => f.finding.facts?.faultyRank !== undefined)?.finding.facts?.faultyRank;
+  if (faulty !== undefined) {
+    const own = [...found].reverse().find((f) => tier(f.finding) === 2 && f.finding.rank === faulty);
+    if (own) chosen = own;
+  }
   if (chosen.finding.rank === undefined) {
     const ranked = found.find((f) => f.finding.rank !== undefined && f.finding.kind === chosen!.finding.kind);
     if (ranked) chosen.finding.rank = ranked.finding.rank;
