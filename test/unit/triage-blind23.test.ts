@@ -123,3 +123,20 @@ describe("Caffe2's async executor error with the operator on the line after 'Err
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 2 });
   });
 });
+
+describe('a frame line a console hard-wrapped inside its path', () => {
+  it('joins the path back and finds the user frame in it', () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "run.py", line 40, in <module>',
+      '    fit(cfg)',
+      '  File "D:\\projects\\seg-experiments\\segmentation_toolkit\\engine\\trainer_loop',
+      '.py", line 212, in fit',
+      '    loss.backward()',
+      '  File "C:\\Python38\\lib\\site-packages\\torch\\_tensor.py", line 307, in backward',
+      '    torch.autograd.backward(self, gradient, retain_graph, create_graph, inputs=inputs)',
+      'RuntimeError: cuDNN error: CUDNN_STATUS_EXECUTION_FAILED',
+    ].join('\n');
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: 'D:\\projects\\seg-experiments\\segmentation_toolkit\\engine\\trainer_loop.py', line: 212 });
+  });
+});

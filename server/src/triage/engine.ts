@@ -12,7 +12,7 @@
  * joining a megabyte chunk to the history makes V8 copy both on every chunk.
  */
 import type { SourceFrame } from '../protocol';
-import { framesOf, isAtHeader, isChainMarker, isNotebookLine, isTracebackBody, isTracebackHeader, parseAtFrame, parseFrameLine, withoutCiTimestamp } from './frames';
+import { CUT_FRAME_HEAD, framesOf, isAtHeader, isChainMarker, isNotebookLine, isTracebackBody, isTracebackHeader, parseAtFrame, parseFrameLine, withoutCiTimestamp } from './frames';
 import { inlineRank, splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES, TAIL_SIGNATURES } from './signatures';
 import { chooseFailure, TAIL_ANCHORS } from './signatures/otherFailure';
@@ -455,9 +455,12 @@ export class TriageEngine {
 function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: number, last: number, rank: number | undefined, upward: boolean): string[] {
   const body: string[] = [];
   const sameRank = (line: RankedLine): boolean => line.rank === undefined || rank === undefined || line.rank === rank;
+  // A code line follows its frame line; the rest of a frame line a console hard-wrapped inside its path follows its head.
   const printedAfterFrame = (k: number): boolean => {
     const before = lineAt(upward ? k + 1 : k - 1);
-    return before !== undefined && parseFrameLine(withoutCiTimestamp(before.content)) !== undefined;
+    if (before === undefined) return false;
+    const content = withoutCiTimestamp(before.content);
+    return parseFrameLine(content) !== undefined || CUT_FRAME_HEAD.test(content);
   };
   for (let k = first; k <= last; k++) {
     const line = lineAt(k);

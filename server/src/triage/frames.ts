@@ -132,11 +132,20 @@ export function isTracebackBody(line: string): boolean {
   return parseFrameLine(line) !== undefined || (/^\s/.test(line) && line.trim() !== '') || /^\[Previous line repeated/.test(line.trim()) || isNotebookLine(line);
 }
 
+/**
+ * A frame line a console hard-wrapped inside its path (Windows' console at 80 columns: '  File "H:\\work\\lib\\core\\function.p'
+ * over 'y", line 56, in train'): the path's quote is still open at the end of the line, and the next line carries on
+ * from the very next character.
+ */
+export const CUT_FRAME_HEAD = /^\s*File "[^"]+$/;
+
 /** The frames of a traceback's body lines in print order (outermost first), every format above. */
 export function framesOf(lines: readonly string[]): SourceFrame[] {
   const frames: SourceFrame[] = [];
   let awaitingLine: { file: string; function: string } | undefined;
-  for (const line of lines) {
+  for (let i = 0; i < lines.length; i++) {
+    let line = lines[i]!;
+    if (CUT_FRAME_HEAD.test(line) && i + 1 < lines.length && parseFrameLine(line + lines[i + 1]!) !== undefined) line += lines[++i]!;
     const frame = parseFrameLine(line);
     if (frame) {
       frames.push(frame);
