@@ -140,3 +140,12 @@ describe('a frame line a console hard-wrapped inside its path', () => {
     expect(root(log)?.userFrames?.[0]).toMatchObject({ file: 'D:\\projects\\seg-experiments\\segmentation_toolkit\\engine\\trainer_loop.py', line: 212 });
   });
 });
+
+describe('CUDA-only words for a not-oom platform', () => {
+  it("reads ptxas (NVIDIA's PTX assembler) and the NCCL backend's lower-case name as cuda", () => {
+    expect(root(['  File "/opt/conda/lib/python3.11/site-packages/triton/backends/nvidia/compiler.py", line 310, in make_cubin', "RuntimeError: ptxas failed with error code 255: ptxas fatal   : Unresolved extern function 'fooImpl'"].join('\n'))).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(root(['ERROR: test_allreduce_coalesced_nccl (__main__.ProcessGroupTest)', 'RuntimeError: Process 1 exited with error code 10'].join('\n'))).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    // Not inside another word.
+    expect(root('RuntimeError: pynccl_helper failed to start')?.platform).toBe('cpu');
+  });
+});
