@@ -127,3 +127,17 @@ describe("ProcessGroupGloo's monitoredBarrier naming the faulty rank", () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: true, rank: 2 });
   });
 });
+
+describe('an allocator message a padded terminal capture cut inside a word', () => {
+  it("joins the cut word back and reads the listed process's memory as this process's", () => {
+    const head = '[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 1 has a total capacity of 23.55 GiB of which 1.12 GiB is free. Process 77120 has 22.42 GiB mem';
+    const log = [
+      '[rank1]:   File "/work/train_dpo.py", line 210, in step'.padEnd(head.length),
+      '[rank1]:     logits = model(**batch).logits'.padEnd(head.length),
+      head,
+      'ory in use. Of the allocated memory 20.87 GiB is allocated by PyTorch, and 1.18 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 1, rank: 1, requestedBytes: 4294967296 });
+    expect(root(log)?.processInUseBytes).toBeGreaterThan(22 * 1024 ** 3);
+  });
+});

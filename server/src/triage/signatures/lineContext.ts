@@ -52,7 +52,14 @@ export function unwrapped(line: LineView, maxLines = 3): string | undefined {
   // The terminal cut the line as printed, rank prefix included ("[rank1]: torch.cuda.OutOfMemoryError: ...
   // has a to" / "tal capacity"); the lines it cut off carry no prefix of their own.
   const next = line.next(1)?.length;
-  const width = [line.content.length, line.text.length].find((w) => w >= MIN_WRAP_WIDTH && next === w);
+  let width = [line.content.length, line.text.length].find((w) => w >= MIN_WRAP_WIDTH && next === w);
+  // A terminal capture that padded its lines with spaces to the width shows the width on the line above: a line that
+  // fills it and does not end in a space was cut there (inside a word too: "… has 27.45 GiB m" / "emory in use."), even when
+  // the line that carries on is not itself cut at that width.
+  const above = line.previous(1);
+  if (width === undefined && above !== undefined && /\s$/.test(above) && above.length === line.content.length && line.content.length >= MIN_WRAP_WIDTH && !/\s$/.test(line.content) && /^\S/.test(line.next(1) ?? '')) {
+    return line.content + line.next(1)!;
+  }
   if (width === undefined) return undefined;
   let text = line.content;
   for (let k = 1; k <= maxLines; k++) {
