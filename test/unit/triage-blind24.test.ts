@@ -141,3 +141,18 @@ describe('an allocator message a padded terminal capture cut inside a word', () 
     expect(root(log)?.processInUseBytes).toBeGreaterThan(22 * 1024 ** 3);
   });
 });
+
+describe("a DataLoader worker's crash report in a run on a GPU", () => {
+  it('reads it as a host process crash, and the main traceback cut right after it as its report', () => {
+    const log = [
+      "Namespace(batch_size=16, device='cuda:0', epochs=120, gpu='1', lr=0.0003, workers=8)",
+      'Using GPU 1 for training',
+      'epoch 0:   3%|▎         | 12/402 [00:09<05:01,  1.29it/s]',
+      'ERROR: Unexpected segmentation fault encountered in worker.',
+      'Traceback (most recent call last):',
+      '  File "/home/u/miniconda3/lib/python3.9/site-packages/torch/utils/data/dataloader.py", line 1011, in _try_get_data',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+    expect(root(log)?.summary).toMatch(/segmentation fault encountered in worker/);
+  });
+});

@@ -324,7 +324,8 @@ export class TriageEngine {
     if (chosen) {
       // A not-oom failure whose nearby lines name no accelerator takes the one the rest of the retained
       // tail names (a CUDA device banner, frames under torch/cuda or torch_npu, the launcher's GPU list).
-      if (chosen.finding.signature === 'other-failure' && chosen.finding.platform === 'cpu') {
+      // Not for a host process's own crash (a DataLoader worker's), which is on the host whatever device the run uses.
+      if (chosen.finding.signature === 'other-failure' && chosen.finding.platform === 'cpu' && chosen.finding.facts?.hostProcess === undefined) {
         // Not when the log says it ran without one ("No GPU/TPU found", "CUDA is not available").
         // A dump of every setting's name a server knows (ollama's startup 'msg="server config" env="map[CUDA_VISIBLE_DEVICES:
         // HIP_VISIBLE_DEVICES: HSA_OVERRIDE_GFX_VERSION: …]"') names every platform and says nothing about this host's.

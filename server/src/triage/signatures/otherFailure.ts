@@ -227,6 +227,8 @@ const CI_PREFIX = /^(?:\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?|[A
  * (paddle/fluid/imperative/data_loader.cc) says "ERROR: Unexpected segmentation fault encountered in DataLoader workers.".
  */
 const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|^\s*bus error(?: \(core dumped\))?\s*$|Floating point exception|\bIOT instruction(?: \(core dumped\))?|Illegal instruction(?: \(core dumped\)|\s*$)|\bzsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|\bUnexpected (?:segmentation fault|floating-point exception) encountered in (?:DataLoader )?workers?\b/;
+/** A DataLoader worker's signal handler reporting the worker's crash (PyTorch's and PaddlePaddle's wording). */
+const WORKER_CRASH = /\bUnexpected (?:segmentation fault|floating-point exception) encountered in (?:DataLoader )?workers?\b/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
 /** A launcher or parent reporting a child's end: torchrun, DeepSpeed, MPI, Node's child_process "exit with code N, signal null", launchd's "Service did not exit 5 seconds after SIGTERM. Sending SIGKILL." (a stop timeout, not memory). */
 const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:status code|code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|\bexit status [1-9]\d*\b(?! \()|\bEngine core proc \S+ died unexpectedly|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
@@ -487,7 +489,7 @@ export const otherFailure: Signature = {
     if (cut) {
       const f = base(line, 2, 'the log ends inside a Python traceback (its exception line was cut off)', false, [lookAtFailure('the innermost frame of your code in the traceback (the exception itself is not in the log)')]);
       f.frames = cut;
-      return f;
+      return { ...f, facts: { tier: 2, cutTraceback: 1 } };
     }
     // The what() line under "terminate called after throwing …" belongs to that abort (read with it above).
     if (/^\s*what\(\):/.test(text) && /terminate called after throwing/.test(line.previous(1) ?? '')) return undefined;
@@ -539,7 +541,12 @@ export const otherFailure: Signature = {
       }
       return f;
     }
-    if (CRASH.test(text)) return base(line, 1, quote(text), false, [lookAtFailure('the native crash (run under gdb or with faulthandler enabled to see where)')]);
+    if (CRASH.test(text)) {
+      const f = base(line, 1, quote(text), false, [lookAtFailure('the native crash (run under gdb or with faulthandler enabled to see where)')]);
+      // A DataLoader worker's own signal handler reports its crash: the worker is a host process, whatever device the run uses.
+      if (WORKER_CRASH.test(text)) return { ...f, platform: 'cpu', facts: { tier: 1, hostProcess: 1 } };
+      return f;
+    }
     if (LAUNCHER.test(text)) {
       if (/BAD TERMINATION/.test(text)) {
         for (let k = 1; k <= 4; k++) {
@@ -686,6 +693,12 @@ export function chooseFailure<T extends { finding: Finding; line: number }>(foun
   for (const f of found) if (tier(f.finding) === 2) chosen = f;
   const lastCrash = [...found].reverse().find((f) => tier(f.finding) === 1 && CRASH.test(f.finding.summary));
   if (!chosen || (lastCrash && lastCrash.line > chosen.line + 20)) chosen = lastCrash ?? found[found.length - 1]!;
+  // The main process's traceback, cut off right after a DataLoader worker's crash report (its _try_get_data waiting on the
+  // dead worker), is that crash's report: the crash is the failure.
+  if (chosen.finding.facts?.cutTraceback !== undefined) {
+    const worker = found.find((f) => f.finding.facts?.hostProcess !== undefined && chosen!.line - f.line >= 1 && chosen!.line - f.line <= 3);
+    if (worker) chosen = worker;
+  }
   // A rank the others name as the faulty one (monitoredBarrier's report): its own error is the failure, not theirs after it.
   const faulty = found.find((f) => f.finding.facts?.faultyRank !== undefined)?.finding.facts?.faultyRank;
   if (faulty !== undefined) {
