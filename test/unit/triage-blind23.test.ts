@@ -149,3 +149,24 @@ describe('CUDA-only words for a not-oom platform', () => {
     expect(root('RuntimeError: pynccl_helper failed to start')?.platform).toBe('cpu');
   });
 });
+
+describe("two processes' tracebacks printed at once", () => {
+  it('reads on past the twin header so the innermost user frame is found', () => {
+    const log = [
+      "RuntimeError: CUDA error: invalid device ordinal",
+      'For debugging consider passing CUDA_LAUNCH_BLOCKING=1.',
+      '',
+      'Traceback (most recent call last):',
+      '  File "/srv/finetune/run_lora.py", line 402, in <module>',
+      'Traceback (most recent call last):',
+      '  File "/srv/finetune/run_lora.py", line 402, in <module>',
+      '    train(cfg)',
+      '  File "/srv/finetune/run_lora.py", line 77, in train',
+      '    torch.cuda.set_device(cfg.local_rank)',
+      '  File "/usr/lib/python3/dist-packages/torch/cuda/__init__.py", line 404, in set_device',
+      '    train(cfg)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/srv/finetune/run_lora.py', line: 77 });
+  });
+});

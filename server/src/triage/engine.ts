@@ -468,7 +468,14 @@ function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: num
     if (line === undefined) break;
     if (!sameRank(line)) continue;
     const content = withoutCiTimestamp(line.content);
-    if (isTracebackHeader(content)) break;
+    if (isTracebackHeader(content)) {
+      // Two processes printing the same traceback at once interleave their lines: a second header right after the first
+      // frame line, with that same frame line under it, is the twin's, and the body goes on (its frames listed twice).
+      const first = body.find((l) => parseFrameLine(l) !== undefined);
+      const after = lineAt(k + 1);
+      if (!upward && first !== undefined && body.length <= 2 && after !== undefined && withoutCiTimestamp(after.content).trim() === first.trim()) continue;
+      break;
+    }
     if (content.trim() === '') {
       let neighbour: RankedLine | undefined;
       for (let j = k + 1; j <= last && (neighbour = lineAt(j)) !== undefined; j++) if (sameRank(neighbour) && neighbour.content.trim() !== '') break;
