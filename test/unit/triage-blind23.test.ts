@@ -170,3 +170,12 @@ describe("two processes' tracebacks printed at once", () => {
     expect(root(log)?.userFrames?.[0]).toMatchObject({ file: '/srv/finetune/run_lora.py', line: 77 });
   });
 });
+
+describe('a cuDNN/cuBLAS status logged at FATAL severity', () => {
+  it("reads TensorFlow 1.x's untimed 'F tensorflow/…' line, or an Aborted after the status, as not catchable", () => {
+    expect(root('F tensorflow/stream_executor/cuda/cuda_blas.cc:1931] Internal: failed BLAS call, see log for details: CUBLAS_STATUS_EXECUTION_FAILED')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root(['E0412 09:30:01.4412 cuda_dnn.cc:2204] could not run cudnn convolution: CUDNN_STATUS_NOT_SUPPORTED', 'Aborted (core dumped)'].join('\n'))).toMatchObject({ kind: 'not-oom', catchable: false });
+    // Raised to Python, the status stays catchable.
+    expect(root('RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input.')).toMatchObject({ kind: 'not-oom', catchable: true });
+  });
+});

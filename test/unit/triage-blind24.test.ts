@@ -156,3 +156,20 @@ describe("a DataLoader worker's crash report in a run on a GPU", () => {
     expect(root(log)?.summary).toMatch(/segmentation fault encountered in worker/);
   });
 });
+
+describe("a launcher's traceback cut at its raise of the child's failure", () => {
+  it("is the launcher's report: the worker's own exception above it is the failure", () => {
+    const log = [
+      '  File "/opt/venv/lib/python3.10/site-packages/torch/utils/data/dataloader.py", line 1146, in _try_get_data',
+      "    raise RuntimeError(f'DataLoader worker (pid(s) {pids_str}) exited unexpectedly') from e",
+      'RuntimeError: DataLoader worker (pid(s) 88412) exited unexpectedly',
+      'Traceback (most recent call last):',
+      '  File "/opt/venv/bin/accelerate", line 8, in <module>',
+      '    sys.exit(main())',
+      '  File "/opt/venv/lib/python3.10/site-packages/accelerate/commands/launch.py", line 704, in simple_launcher',
+      '    raise subprocess.CalledProcessError(returncode=process.returncode, cmd=cmd)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: true });
+    expect(root(log)?.summary).toMatch(/DataLoader worker/);
+  });
+});

@@ -785,12 +785,16 @@ const libraryStatus: Signature = {
     // onnxruntime's "GPU=N"; an application's check that prints the device ("…(CUBLAS_STATUS_NOT_INITIALIZED), device index: 7").
     const named = ORT_DEVICE.exec(line.content) ?? /\bdevice(?: index| id)?\s*[:=]\s*(\d+)\b/i.exec(line.content);
     const device = named ? Number(named[1]) : undefined;
+    // Logged at glog's FATAL severity ("F0719 …", TensorFlow 1.x's untimed "F tensorflow/stream_executor/cuda/cuda_dnn.cc:383] …")
+    // or a failed CHECK, or followed by the shell's "Aborted": the process aborted on it.
+    let fatal = /^\s*F\d{4} |^\s*F [\w.\/-]+\.(?:cc|cpp|h|hpp|cu):\d+\] |\bCheck failed\b/.test(line.content);
+    for (let k = 1; k <= 3 && !fatal; k++) fatal = /^\s*Aborted\b|\(core dumped\)|^\s*SIGABRT\b/.test(line.next(k) ?? '');
     return {
       signature: 'cuda-library-status',
       role: 'failure',
       kind: 'not-oom',
       platform: 'cuda',
-      catchable: !thrownByTerminate(line),
+      catchable: !thrownByTerminate(line) && !fatal,
       ...(device !== undefined && { device }),
       summary: `Not an OOM: ${library} failed with ${m[0]}`,
       explanation: `${library} returned ${m[0]}: ${advice.meaning}. Its out-of-memory status is ${m[1]}_STATUS_ALLOC_FAILED, which this is not.`,

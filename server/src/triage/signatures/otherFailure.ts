@@ -487,6 +487,15 @@ export const otherFailure: Signature = {
     }
     const cut = /Traceback \(most/.test(text) ? cutTraceback(line, text) : undefined;
     if (cut) {
+      // A launcher's traceback cut at its raise of the child's failure (accelerate's simple_launcher "raise
+      // subprocess.CalledProcessError(…)", torchrun's ChildFailedError) is the launcher's report, not the failure.
+      let last: string | undefined;
+      for (let k = 1; k <= 2000 && line.next(k) !== undefined; k++) if ((line.next(k) ?? '').trim() !== '') last = line.next(k);
+      if (last !== undefined && /^\s*raise (?:subprocess\.)?(?:CalledProcessError|ChildFailedError)\(/.test(last)) {
+        const f = base(line, 1, 'a launcher reported that its worker process failed (its traceback is cut off at the raise)', false, [findTheFirstFailure]);
+        f.frames = cut;
+        return f;
+      }
       const f = base(line, 2, 'the log ends inside a Python traceback (its exception line was cut off)', false, [lookAtFailure('the innermost frame of your code in the traceback (the exception itself is not in the log)')]);
       f.frames = cut;
       return { ...f, facts: { tier: 2, cutTraceback: 1 } };
