@@ -157,6 +157,24 @@ describe('facts and plans of real-style scripts', () => {
     expect(activations(alone) - activations(local)).toBe(12 * (16 - 4) * 3072 * 8 * 1024);
   });
 
+  it('resolves a torchvision architecture looked up by name, with its measured fp32 step memory', async () => {
+    const text = [
+      'import argparse, torch',
+      'import torchvision.models as models',
+      'parser = argparse.ArgumentParser()',
+      "parser.add_argument('-a', '--arch', default='resnet34')",
+      "parser.add_argument('-b', '--batch-size', default=64, type=int)",
+      'args = parser.parse_args()',
+      'model = models.__dict__[args.arch]().cuda()',
+      'alt = getattr(models, args.arch)()',
+      'optimizer = torch.optim.SGD(model.parameters(), 0.1, momentum=0.9)',
+    ].join('\n');
+    const { facts, plan } = await analyzeText('/tmp/imagenet.py', text);
+    expect(facts?.model?.value.ref).toBe('resnet34');
+    // fp32 (no autocast): the H200 measurement of ResNet-34, per image, times the batch.
+    expect(plan?.breakdown.find((b) => b.key === 'activations')?.bytes).toBe(33_290_096 * 64);
+  });
+
   it("sizes torch.optim's other optimizers by their parameter-sized states", async () => {
     const plan = async (optimizer: string): Promise<number | undefined> => {
       const text = `import torch\nfrom transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained('gpt2')\noptimizer = ${optimizer}\n`;

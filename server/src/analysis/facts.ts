@@ -340,8 +340,8 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
     if (attn) facts.attention = located(attn.startsWith('flash') ? 'flash' : attn === 'eager' ? 'eager' : 'sdpa', node);
     const dtype = precisionOf(idx, kw('torch_dtype') ?? kw('dtype'));
     if (dtype) facts.weightDtype = located(dtype, node);
-  } else if (name === 'timm.create_model' || name.startsWith('torchvision.models.')) {
-    const ref = name === 'timm.create_model' ? idx.evalString(idx.positional(node, 0)) : method;
+  } else if (name === 'timm.create_model' || name.startsWith('torchvision.models.') || torchvisionByName(idx, node) !== undefined) {
+    const ref = name === 'timm.create_model' ? idx.evalString(idx.positional(node, 0)) : torchvisionByName(idx, node) ?? method;
     const found = ref ? findModel(ref) : undefined;
     if (ref && found) setModel(facts, { ref, origin: 'catalog', shape: found.shape }, node);
   }
@@ -547,6 +547,27 @@ function optimizerStateCopies(idx: PythonIndex, kind: OptimizerKind, kw: (key: s
     return history !== undefined ? 2 * history + 2 : undefined;
   }
   return undefined;
+}
+
+/**
+ * The architecture a torchvision factory looked up by name builds: `models.__dict__[args.arch]()` (the
+ * pytorch/examples ImageNet script and its forks) or `getattr(models, name)()`, with the name evaluated.
+ */
+function torchvisionByName(idx: PythonIndex, call: Node): string | undefined {
+  const fn = call.childForFieldName('function');
+  let owner: Node | null | undefined;
+  let key: Node | null | undefined;
+  if (fn?.type === 'subscript') {
+    const value = fn.childForFieldName('value');
+    if (value?.type !== 'attribute' || value.childForFieldName('attribute')?.text !== '__dict__') return undefined;
+    owner = value.childForFieldName('object');
+    key = fn.childForFieldName('subscript');
+  } else if (fn?.type === 'call' && fn.childForFieldName('function')?.text === 'getattr') {
+    owner = idx.positional(fn, 0);
+    key = idx.positional(fn, 1);
+  }
+  if (!owner || !key || idx.canonical(owner) !== 'torchvision.models') return undefined;
+  return idx.evalString(key);
 }
 
 function setModel(facts: TrainingFacts, model: ModelFact, node: Node): void {

@@ -41,8 +41,10 @@ export interface OpaqueShape {
   kind: 'opaque';
   family: string;
   params: number;
-  /** Saved activations per sample under bf16 autocast at the reference input size. */
+  /** Memory a training step needs above its steady state, per sample under bf16 autocast, at the reference input size. */
   activationBytesPerSample: number;
+  /** The same in fp32 (no autocast); twice the bf16 figure where it was not measured. */
+  fp32ActivationBytesPerSample?: number;
   source: string;
 }
 
@@ -88,11 +90,11 @@ function encoder(ids: string[], family: string, layers: number, hidden: number, 
   };
 }
 
-const RESNET50_ACT = 44_500_000;
-const RESNET_SOURCE = 'torchvision parameter counts; activation size per 224 px image under bf16 autocast measured on an H200 with ResNet-50 (test/fixtures/snapshots, cnn workload), scaled by depth for the others';
+const RESNET_SOURCE = 'torchvision parameter counts; memory a training step needs per 224 px image above its steady state, measured on an H200 for each architecture (bench/analysis-truth/vision-activations.py)';
 
-function resnet(ids: string[], params: number, actScale: number): CatalogModel {
-  return { ids, shape: { kind: 'opaque', family: 'resnet', params, activationBytesPerSample: Math.round(RESNET50_ACT * actScale), source: RESNET_SOURCE } };
+/** `bf16` and `fp32`: bytes per 224 px image, bench/analysis-truth/vision-activations-h200-2026-11-30.json. */
+function resnet(ids: string[], params: number, bf16: number, fp32: number): CatalogModel {
+  return { ids, shape: { kind: 'opaque', family: 'resnet', params, activationBytesPerSample: bf16, fp32ActivationBytesPerSample: fp32, source: RESNET_SOURCE } };
 }
 
 export const MODELS: readonly CatalogModel[] = [
@@ -116,11 +118,11 @@ export const MODELS: readonly CatalogModel[] = [
   encoder(['bert-large-uncased', 'google-bert/bert-large-uncased'], 'bert', 24, 1024, 16, 30522, 512),
   encoder(['google/vit-base-patch16-224', 'vit_b_16', 'vit_base_patch16_224'], 'vit', 12, 768, 12, 0, 197, 197),
   encoder(['google/vit-large-patch16-224', 'vit_l_16', 'vit_large_patch16_224'], 'vit', 24, 1024, 16, 0, 197, 197),
-  resnet(['resnet18', 'microsoft/resnet-18'], 11_689_512, 0.35),
-  resnet(['resnet34'], 21_797_672, 0.55),
-  resnet(['resnet50', 'microsoft/resnet-50'], 25_557_032, 1),
-  resnet(['resnet101'], 44_549_160, 1.5),
-  resnet(['resnet152'], 60_192_808, 2.1),
+  resnet(['resnet18', 'microsoft/resnet-18'], 11_689_512, 13_368_832, 23_008_688),
+  resnet(['resnet34'], 21_797_672, 19_272_624, 33_290_096),
+  resnet(['resnet50', 'microsoft/resnet-50'], 25_557_032, 46_403_936, 86_948_624),
+  resnet(['resnet101'], 44_549_160, 68_309_728, 127_990_928),
+  resnet(['resnet152'], 60_192_808, 94_798_176, 178_856_720),
 ];
 
 function idKey(id: string): string {

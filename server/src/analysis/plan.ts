@@ -141,8 +141,8 @@ function activationTerms(
   if (!facts.batchSize) assumptions.push('batch size not found: assumed 1 per device');
   if (shape.kind === 'opaque') {
     const image = facts.imageSize?.value ?? 224;
-    const scale = (image / 224) ** 2 * (bytesOf(compute) === 4 ? 2 : 1);
-    const activations = Math.round(shape.activationBytesPerSample * batch * scale);
+    const perSample = bytesOf(compute) === 4 ? (shape.fp32ActivationBytesPerSample ?? 2 * shape.activationBytesPerSample) : shape.activationBytesPerSample;
+    const activations = Math.round(perSample * batch * (image / 224) ** 2);
     if (shape.activationBytesPerSample === 0) assumptions.push(shape.source);
     return {
       activations, recomputedLayer: 0, checkpointed: false, logitsForward: 0, logitsBackward: 0, logitsHeld: 0,
