@@ -173,3 +173,16 @@ describe("a launcher's traceback cut at its raise of the child's failure", () =>
     expect(root(log)?.summary).toMatch(/DataLoader worker/);
   });
 });
+
+describe("c10d's store wait timing out, its traceback cut off under it", () => {
+  it('reads the logged timeout as the failure, catchable, on its rank', () => {
+    const log = [
+      '[rank6]:[W1104 22:15:09.118 socket.cpp:487] [c10d] waitForInput: socket SocketImpl(fd=41, addr=[node3]:40122, remote=[node0]:29400) timed out after 600000ms',
+      '[rank6]: Traceback (most recent call last):',
+      '[rank6]:   File "/work/pretrain.py", line 51, in <module>',
+      '[rank6]:     dist.barrier()',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: true, rank: 6 });
+    expect(root(log)?.summary).toMatch(/rendezvous store/);
+  });
+});

@@ -82,9 +82,11 @@ const TRITON_OUT_OF_RESOURCES = /\bOutOfResources: out of resource: ([\w ]+)|^\s
 /**
  * PyTorch's c10d TCP socket failing to reach the store (torch/csrc/distributed/c10d/socket.cpp: "The client socket has
  * timed out after 300000ms while trying to connect to (127.0.0.1, 29500).", "The client socket has failed to connect to
- * any network address of (host, port)."; raised as DistNetworkError/DistStoreError): rendezvous, not memory.
+ * any network address of (host, port)."; raised as DistNetworkError/DistStoreError): rendezvous, not memory. A store
+ * request that got no answer in time ("[c10d] waitForInput: socket SocketImpl(fd=80, addr=…, remote=…) timed out after
+ * 1800000ms", the same file's wait on the store's reply) is raised the same way.
  */
-const C10D_SOCKET = /\bThe client socket has (?:timed out after \S+ while trying to connect to|failed to connect to any network address of) /;
+const C10D_SOCKET = /\bThe client socket has (?:timed out after \S+ while trying to connect to|failed to connect to any network address of) |\[c10d\] waitForInput: socket \S+(?: \S+)* timed out after \d+ms\b/;
 /**
  * NCCL's verbs wrapper failing a call (misc/ibvwrap.cc: "NCCL WARN Call to ibv_create_qp failed", "Call to ibv_create_cq
  * failed", newer builds "… failed with error Cannot allocate memory"): the InfiniBand/RoCE setup (the memlock limit, the

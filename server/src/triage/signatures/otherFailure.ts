@@ -75,7 +75,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // ProcessGroupGloo's monitoredBarrier naming the faulty rank.
   'monitoredBarrier',
   // amdgpu's GPU reset and ROCm's debug agent; Triton's OutOfResources; c10d's store socket; NCCL's verbs calls; Synapse's status (nativeFailure).
-  'GPU (?:reset|BACO|mode\\d)', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse (?:error|status)', 'synStatus',
+  'GPU (?:reset|BACO|mode\\d)', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'waitForInput: socket', 'NCCL WARN Call to ibv_', 'synapse (?:error|status)', 'synStatus',
   // The driver API's description of CUDA_ERROR_ILLEGAL_ADDRESS (ManagedCuda).
   'load or store instruction on an invalid',
   // gdb's frames of abort(); Intel's GPU compiler's build log (an ODBC diagnostic is read through 'Error'/'error' lines: see nativeFailure).
@@ -342,7 +342,7 @@ export const otherFailure: Signature = {
     'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend', ': ', 'ERR', 'Java Virtual Machine', 'Program will exit', 'matching distribution',
     'satisfies the requirement', 'ailed building wheel', 'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -',
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'encountered in DataLoader worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
-    'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
+    'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'waitForInput: socket', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
     'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line ',
     ' error: ', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
   match(line) {
@@ -707,6 +707,12 @@ export function chooseFailure<T extends { finding: Finding; line: number }>(foun
   if (chosen.finding.facts?.cutTraceback !== undefined) {
     const worker = found.find((f) => f.finding.facts?.hostProcess !== undefined && chosen!.line - f.line >= 1 && chosen!.line - f.line <= 3);
     if (worker) chosen = worker;
+  }
+  // A traceback cut off right under an error its rank logged (c10d's store warning, then the exception that raised it) is
+  // that error's traceback: the error is the failure, as it says.
+  if (chosen.finding.facts?.cutTraceback !== undefined) {
+    const logged = found.find((f) => tier(f.finding) === 2 && f.finding.facts?.cutTraceback === undefined && chosen!.line - f.line >= 1 && chosen!.line - f.line <= 2 && f.finding.rank === chosen!.finding.rank);
+    if (logged) chosen = logged;
   }
   // A rank the others name as the faulty one (monitoredBarrier's report): its own error is the failure, not theirs after it.
   const faulty = found.find((f) => f.finding.facts?.faultyRank !== undefined)?.finding.facts?.faultyRank;
