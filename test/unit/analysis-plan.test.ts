@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findModel, transformerParams, type TransformerShape } from '../../server/src/analysis/models';
 import { analyzeFixture, analyzeText, fixture, withDefault } from './analysis-helpers';
@@ -110,6 +113,29 @@ describe('facts and plans of real-style scripts', () => {
     expect(facts?.model?.value.configFile).toMatch(/my-llama\/config\.json$/);
     // The Llama-3.2-3B shape: 3,212,749,824 parameters.
     expect(plan?.params).toBe(3_212_749_824);
+  });
+
+  it("reads a hub model's config.json from the local Hugging Face cache when the catalog lacks it", async () => {
+    const cache = mkdtempSync(path.join(tmpdir(), 'hf-hub-'));
+    const repo = path.join(cache, 'models--acme--tiny-llama');
+    mkdirSync(path.join(repo, 'snapshots', 'old'), { recursive: true });
+    mkdirSync(path.join(repo, 'snapshots', 'f00d'), { recursive: true });
+    mkdirSync(path.join(repo, 'refs'));
+    writeFileSync(path.join(repo, 'refs', 'main'), 'f00d\n');
+    const config = { model_type: 'llama', hidden_size: 512, num_hidden_layers: 4, num_attention_heads: 8, num_key_value_heads: 4, intermediate_size: 1536, vocab_size: 32000 };
+    writeFileSync(path.join(repo, 'snapshots', 'old', 'config.json'), JSON.stringify({ ...config, num_hidden_layers: 2 }));
+    writeFileSync(path.join(repo, 'snapshots', 'f00d', 'config.json'), JSON.stringify(config));
+    const saved = process.env['HF_HUB_CACHE'];
+    process.env['HF_HUB_CACHE'] = cache;
+    try {
+      const { facts } = await analyzeText('/tmp/ft.py', "from transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained('acme/tiny-llama')\n");
+      expect(facts?.model?.value.configFile).toBe(path.join(repo, 'snapshots', 'f00d', 'config.json'));
+      expect(facts?.model?.value.shape).toMatchObject({ layers: 4, hidden: 512, kvHeads: 4 });
+    } finally {
+      if (saved === undefined) delete process.env['HF_HUB_CACHE'];
+      else process.env['HF_HUB_CACHE'] = saved;
+      rmSync(cache, { recursive: true, force: true });
+    }
   });
 
   it('HR001 is an info between 90% and 100% of capacity', async () => {

@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import type { Node } from 'web-tree-sitter';
 import { ALLOC_CONF_VARS } from './launch';
 import { LocalModules } from './localModules';
-import { findModel, readLocalConfig, shapeFromConfig, type ModelShape } from './models';
+import { findModel, hubCacheConfig, readLocalConfig, shapeFromConfig, type ModelShape } from './models';
 import { locOf, stringValue, type CallSite, type Loc, type PythonIndex, type PyValue } from './pyindex';
 
 export interface Located<T> {
@@ -586,7 +586,10 @@ function modelFromRef(ref: string, baseDir: string): ModelFact {
   const local = readLocalConfig(ref, baseDir);
   if (local) return { ref, origin: 'config.json', shape: local.shape, configFile: local.file };
   const found = findModel(ref);
-  return found ? { ref, origin: 'catalog', shape: found.shape } : { ref, origin: 'catalog' };
+  if (found) return { ref, origin: 'catalog', shape: found.shape };
+  const cachedFile = hubCacheConfig(ref);
+  const cached = cachedFile ? readLocalConfig(cachedFile, baseDir) : undefined;
+  return cached ? { ref, origin: 'config.json', shape: cached.shape, configFile: cached.file } : { ref, origin: 'catalog' };
 }
 
 /** A model from `from_config(cfg)` / `LlamaForCausalLM(cfg)` / `GPT(GPTConfig(...))`, following one variable hop. */

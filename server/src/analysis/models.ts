@@ -3,7 +3,8 @@
  * config.json on the Hugging Face Hub, or torchvision's documented parameter counts) and a reader
  * for a local config.json, so the planner can count parameters and activations.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 
 /** A transformer whose per-layer tensors the planner can enumerate. */
@@ -213,6 +214,24 @@ export function readLocalConfig(ref: string, baseDir: string): { shape: Transfor
     }
   }
   return undefined;
+}
+
+/**
+ * The config.json of a hub model already downloaded on this machine (the language server runs where the
+ * GPUs are, over Remote-SSH too): `<cache>/models--org--name/snapshots/<revision>/config.json`, the revision
+ * `refs/main` names, else any snapshot that has one. The cache is `HF_HUB_CACHE`, `HF_HOME/hub`, or
+ * `~/.cache/huggingface/hub`, as huggingface_hub resolves it.
+ */
+export function hubCacheConfig(ref: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (!/^[\w.-]+\/[\w.-]+$/.test(ref)) return undefined;
+  const cache = env['HF_HUB_CACHE'] ?? (env['HF_HOME'] ? path.join(env['HF_HOME'], 'hub') : path.join(os.homedir(), '.cache', 'huggingface', 'hub'));
+  const repo = path.join(cache, `models--${ref.replace('/', '--')}`);
+  const snapshots = path.join(repo, 'snapshots');
+  if (!existsSync(snapshots)) return undefined;
+  const mainRef = path.join(repo, 'refs', 'main');
+  const main = existsSync(mainRef) ? readFileSync(mainRef, 'utf8').trim() : undefined;
+  const revisions = [...(main ? [main] : []), ...readdirSync(snapshots).filter((r) => r !== main)];
+  return revisions.map((r) => path.join(snapshots, r, 'config.json')).find((f) => existsSync(f));
 }
 
 /** Parameters of a transformer, split into the repeated layers and the rest (embeddings, head, final norm). */
