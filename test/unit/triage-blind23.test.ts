@@ -179,3 +179,17 @@ describe('a cuDNN/cuBLAS status logged at FATAL severity', () => {
     expect(root('RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input.')).toMatchObject({ kind: 'not-oom', catchable: true });
   });
 });
+
+describe("IPython's header with the bare OutOfMemoryError type", () => {
+  it("reads it as the device allocator's exception (CUDA's unless the lines around name another)", () => {
+    const log = [
+      '---------------------------------------------------------------------------',
+      'OutOfMemoryError                          Traceback (most recent call last)',
+      'Cell In[7], line 3',
+      '      1 batch = tok(prompts, return_tensors="pt", padding=True)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+    // Python's own MemoryError is the host's.
+    expect(root(['MemoryError                               Traceback (most recent call last)', 'Cell In[2], line 1', '----> 1 arr = np.zeros((200000, 200000))'].join('\n'))?.platform).toBe('cpu');
+  });
+});

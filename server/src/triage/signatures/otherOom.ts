@@ -178,6 +178,10 @@ export const otherOom: Signature = {
     let platform = /\bptxas\b/.test(text) ? 'cpu' : platformNear(line);
     // gpuAssert prints cudaGetErrorString's words: CUDA's, unless the lines around it name another platform (a HIP port).
     if (gpuAssert && platform === 'cpu') platform = 'cuda';
+    // IPython's header names the type without its module ("OutOfMemoryError      Traceback (most recent call last)"): in a
+    // Python notebook that is torch's (or CuPy's) device allocator exception, whose default is CUDA's (oomException.ts); a
+    // host allocation failure raises MemoryError or RuntimeError instead.
+    if (platform === 'cpu' && /^\s*(?:torch\.(?:cuda\.)?)?OutOfMemoryError\s+Traceback \(most recent call last\)/.test(text)) platform = 'cuda';
     // ROCm CLR logs the failed steps of one allocation (memory.cpp "Video memory allocation failed!", rocdevice.cpp) before hip_memory.cpp's summary with the sizes.
     for (let k = 0; k <= 12 && platform === 'rocm' && numbers.requestedBytes === undefined; k++) {
       const clr = CLR_ALLOC_FAILED.exec(k === 0 ? text : (line.next(k) ?? ''));
