@@ -63,6 +63,11 @@ import { loadCorpus, ratio, scoreCorpus, type CorpusEntry } from './triage-corpu
  * Ollama, ExLlamaV2), RL trainers and Ray, consumer GPUs (MPS, ROCm gfx1100, DirectML, XPU, MLX, Vulkan) and
  * CUDA look-alikes) was scored once with the engine during blind23/24's classes, untuned on it: its first run
  * (kind 67/96, exact numbers 105/118) is its floor.
+ * `blind28` (87 logs, rank-order, sixth session, queries on PyTorch OOM wordings of every era, Colab/Kaggle/Jupyter
+ * kernel deaths, Slurm/Kubernetes/torchrun kills and time limits, and framework training loops (accelerate,
+ * Lightning, Keras, JAX, Trainer, torch_xla)) was scored once with the engine after blind23/24's classes, untuned on
+ * it: its first run (kind 60/87, exact numbers 99/106) is its floor. Nine of one app's auto-filed Java crash reports
+ * (backgroundappslist, same template) were dropped before scoring; its first (2604) stays.
  */
 const FLOORS = {
   train: { kind: 1, exact: 1 },
@@ -111,9 +116,10 @@ const FLOORS = {
   blind25: { kind: 71 / 95, exact: 121 / 132 },
   blind26: { kind: 76 / 85, exact: 141 / 150 },
   blind27: { kind: 67 / 96, exact: 105 / 118 },
+  blind28: { kind: 60 / 87, exact: 99 / 106 },
 };
 
-const BATCHES: Partial<Record<keyof typeof FLOORS, string>> = { blind: 'after-engine-freeze', blind2: 'batch-2-after-blind-fixes', blind3: 'batch-3', blind4: 'batch-4', blind5: 'batch-5', blind6: 'batch-6', blind7: 'batch-7', blind8: 'batch-8', blind9: 'batch-9', blind10: 'batch-10', blind11: 'batch-11', blind12: 'batch-12', blind13: 'batch-13', blind14: 'batch-14', blind15: 'batch-15', blind16: 'batch-16', blind17: 'batch-17', blind18: 'batch-18', blind19: 'batch-19', blind20: 'batch-20', blind21: 'batch-21', blind22: 'batch-22', blind23: 'batch-23', blind24: 'batch-24', blind25: 'batch-25', blind26: 'batch-26', blind27: 'batch-27' };
+const BATCHES: Partial<Record<keyof typeof FLOORS, string>> = { blind: 'after-engine-freeze', blind2: 'batch-2-after-blind-fixes', blind3: 'batch-3', blind4: 'batch-4', blind5: 'batch-5', blind6: 'batch-6', blind7: 'batch-7', blind8: 'batch-8', blind9: 'batch-9', blind10: 'batch-10', blind11: 'batch-11', blind12: 'batch-12', blind13: 'batch-13', blind14: 'batch-14', blind15: 'batch-15', blind16: 'batch-16', blind17: 'batch-17', blind18: 'batch-18', blind19: 'batch-19', blind20: 'batch-20', blind21: 'batch-21', blind22: 'batch-22', blind23: 'batch-23', blind24: 'batch-24', blind25: 'batch-25', blind26: 'batch-26', blind27: 'batch-27', blind28: 'batch-28' };
 
 const inSplit = (e: CorpusEntry, split: keyof typeof FLOORS): boolean => {
   const batch = BATCHES[split];
@@ -132,7 +138,7 @@ describe('triage accuracy on the labelled corpus', () => {
     for (const entry of corpus) expect(entry.sourceUrl).toMatch(/^https:\/\//);
   });
 
-  for (const split of ['train', 'holdout', 'blind', 'blind2', 'blind3', 'blind4', 'blind5', 'blind6', 'blind7', 'blind8', 'blind9', 'blind10', 'blind11', 'blind12', 'blind13', 'blind14', 'blind15', 'blind16', 'blind17', 'blind18', 'blind19', 'blind20', 'blind21', 'blind22', 'blind23', 'blind24', 'blind25', 'blind26', 'blind27'] as const) {
+  for (const split of ['train', 'holdout', 'blind', 'blind2', 'blind3', 'blind4', 'blind5', 'blind6', 'blind7', 'blind8', 'blind9', 'blind10', 'blind11', 'blind12', 'blind13', 'blind14', 'blind15', 'blind16', 'blind17', 'blind18', 'blind19', 'blind20', 'blind21', 'blind22', 'blind23', 'blind24', 'blind25', 'blind26', 'blind27', 'blind28'] as const) {
     it(`keeps kind and exact-number accuracy on the ${split} logs`, async () => {
       const score = await scoreCorpus(corpus.filter((e) => inSplit(e, split)));
       const report = score.misses.join('\n');
