@@ -8,7 +8,7 @@ import { emptyCacheBeforeCollectives, shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
 import { joinNext, thrownByTerminate } from './lineContext';
-import type { Finding, Signature } from './types';
+import type { Finding, LineView, Signature } from './types';
 
 /** The variable name the message itself suggests: builds differ (PYTORCH_HIP_ALLOC_CONF or PYTORCH_CUDA_ALLOC_CONF). */
 const SUGGESTED_VAR = /(PYTORCH_(?:HIP|CUDA)_ALLOC_CONF)=expandable_segments/;
@@ -76,11 +76,46 @@ const FREE_MEM = new RegExp(String.raw`Available Free mem\s*:\s*${SIZE}`);
  * status named (ROCR-Runtime hsa.h's faults: a memory aperture violation, an illegal instruction, a memory
  * fault) the kernel faulted: the same abort, but not-oom.
  */
+/**
+ * A program's check on an HSA API call's returned status at startup: rocminfo's RET_IF_HSA_ERR (rocminfo.cc, "hsa api call
+ * failure at: <path>/rocminfo.cc:1102" over "Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate
+ * the necessary resources. …"; the first releases' one line "hsa api call failure at line 900, file: …/rocminfo.cc. Call
+ * returned 4104", 0x1008) and ROCR's rocrtst samples with the same macro. hsa_init() returns OUT_OF_RESOURCES when the
+ * runtime cannot open /dev/kfd or finds no GPU it supports (permissions, the video/render group, an unsupported card,
+ * WSL without ROCm's KFD), so the status is returned to the tool, which exits: a failed start, not device memory running
+ * out. The seed-000 abort is the same status from a running kernel's queue callback.
+ */
+const HSA_API_CHECK = /(?<![A-Za-z])hsa api call failure at\b/;
+
+function hsaStartupFailure(line: LineView): Finding | undefined {
+  let check = HSA_API_CHECK.test(line.content);
+  for (let k = 1; k <= 3 && !check; k++) check = HSA_API_CHECK.test(line.previous(k) ?? '');
+  if (!check) return undefined;
+  const status = /HSA_STATUS_ERROR\w*/.exec(line.content)?.[0] ?? 'an HSA error';
+  return {
+    signature: 'hsa-startup-failure',
+    role: 'failure',
+    kind: 'not-oom',
+    platform: 'rocm',
+    catchable: true,
+    summary: `Not an OOM: an HSA API call failed at startup (${status}), so the ROCm runtime did not initialize`,
+    explanation:
+      'The tool\'s check on an HSA call (rocminfo\'s "hsa api call failure") printed the status the call returned. At startup hsa_init() ' +
+      'returns HSA_STATUS_ERROR_OUT_OF_RESOURCES when the runtime cannot open /dev/kfd or finds no GPU it supports: no device memory was in use yet. ' +
+      'The status went back to the program, which exited.',
+    ...(line.rank !== undefined && { rank: line.rank }),
+    numbers: {},
+    fixes: [{ id: 'rocm-kfd-access', title: 'Check the ROCm install and device access: the amdgpu/KFD driver loaded (ls -l /dev/kfd /dev/dri), your user in the video and render groups, and the GPU on ROCm\'s support list', rationale: 'hsa_init() fails this way when /dev/kfd cannot be opened or no supported GPU is found.', snippet: 'sudo usermod -aG video,render $USER' }],
+  };
+}
+
 const hsaAbort: Signature = {
   id: 'hsa-runtime-abort',
   platform: 'rocm',
   needles: ['HSA_STATUS_ERROR_OUT_OF_RESOURCES', 'callbackQueue aborting', 'Aborting with error'],
   match(line) {
+    const startup = hsaStartupFailure(line);
+    if (startup) return startup;
     const text = joinNext(line, 3);
     const outOfResources = /HSA_STATUS_ERROR_OUT_OF_RESOURCES|0x1008/.test(text);
     // Any other status it names (hsa.h: HSA_STATUS_ERROR_MEMORY_APERTURE_VIOLATION 0x29, _ILLEGAL_INSTRUCTION 0x2a,
@@ -124,6 +159,8 @@ const hsaError: Signature = {
   match(line) {
     const status = /(HSA_STATUS_ERROR\w*)(?::\s*([^.]*))?/.exec(line.content);
     if (!status) return undefined;
+    const startup = hsaStartupFailure(line);
+    if (startup) return startup;
     // HCC's STATUS_CHECK ("### HCC STATUS_CHECK Error: HSA_STATUS_ERROR_EXCEPTION (0x1016) at file:mcwamp_hsa.cpp
     // line:1193") prints the status and calls abort(); so does anything followed by the shell's "Aborted".
     const aborted = /STATUS_CHECK/.test(line.content) || [1, 2].some((k) => /^\s*Aborted\b/.test(line.next(k) ?? ''));

@@ -1,0 +1,28 @@
+// The device and host allocation classes blind batches 25-28 showed the engine did not know (engineer B's side: out-of-memory
+// statuses, their numbers and platforms, and the HSA start-up failure). Each test is a variant written for the class (other
+// numbers, names and paths), not a corpus log.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const all = (text: string) => triageText(text, 'log').verdicts;
+const root = (text: string) => all(text)[0];
+
+describe("an HSA API call's status at start-up (rocminfo's check)", () => {
+  it('reads OUT_OF_RESOURCES under "hsa api call failure at" as a failed start, not the queue abort', () => {
+    const log = [
+      '$ /opt/rocm-5.7.1/bin/rocminfo',
+      'ROCk module version 6.3.6 is loaded',
+      'Unable to open /dev/kfd read-write: Permission denied',
+      'hsa api call failure at: /usr/src/rocminfo-5.7.1/rocminfo.cc:1219',
+      'Call returned HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. This error may also occur when the core runtime library needs to spawn threads or create internal OS-specific events.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: true });
+    // Another status the same check prints is the same failed start.
+    expect(root(['hsa api call failure at: ./rocminfo.cc:1324', 'Call returned HSA_STATUS_ERROR: A generic error has occurred.'].join('\n'))).toMatchObject({ kind: 'not-oom', platform: 'rocm', catchable: true });
+  });
+
+  it('keeps the queue callback aborting with the same status a runtime-abort', () => {
+    const log = ':0:rocdevice.cpp            :2875: 1203391852 us: [pid:4410  tid:0x7f21a9dff640] Callback: Queue 0x7f2000a00000 Aborting with error : HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources. This error may also occur when the core runtime library needs to spawn threads or create internal OS-specific events. Code: 0x1008 Available Free mem : 12 MB';
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', catchable: false });
+  });
+});
