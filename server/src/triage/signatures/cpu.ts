@@ -225,6 +225,19 @@ const BARE_SIGKILL = /^\s*SIGKILL\s*$/;
  * failed: unable to start container process: …": the memory limit is below what even the runtime's init needs.
  */
 const RUNC_INIT_OOM = /\bcontainer init was OOM-killed\b/;
+/**
+ * The Docker daemon's event stream as JSON (`docker events --format '{{json .}}'`, the Engine API's /events): an event of
+ * action "oom" for a container ({"status":"oom","id":"…","from":"image",…} before API 1.22 added "Type" and "Action", and
+ * {"Type":"container","Action":"oom",…} since; moby daemon/monitor.go LogContainerEvent(c, "oom") when the kernel's OOM
+ * killer acted in the container's memory cgroup).
+ */
+const DOCKER_EVENT_OOM = /"(?:status|Action)"\s*:\s*"oom"/;
+/**
+ * Backend.AI's kernel runner told by its agent that the container hit an OOM event (lablup/backend.ai
+ * src/ai/backend/kernel/base.py log_oom: "Out-of-memory detected!", then "detected potentially oom-killed process:" over the
+ * tree of processes that vanished, "<pid> (running for Ns, vm: Vm, rss: Rm): <cmdline>").
+ */
+const BACKEND_AI_OOM = /\bOut-of-memory detected!|\bdetected potentially oom-killed process:/;
 
 /**
  * Host kills with no word the hot scan anchors on, read by the tail pass: the kernel OOM killer's task
@@ -238,7 +251,7 @@ const RUNC_INIT_OOM = /\bcontainer init was OOM-killed\b/;
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory', 'init was OOM-killed', 'ow memory! ', 'Out of memory! ', 'Invoking oom killer', ' to process ', 'kB, limit ', 'SIGKILL'],
+  needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory', 'init was OOM-killed', 'ow memory! ', 'Out of memory! ', 'Invoking oom killer', ' to process ', 'kB, limit ', 'SIGKILL', '"oom"', 'Out-of-memory detected!', 'oom-killed process:'],
   match(line) {
     const gcc = GCC_KILLED.exec(line.content);
     const exit137 = !gcc && (EXIT_137.test(line.content) || DOCKER_EXEC_137.test(line.content));
@@ -294,6 +307,16 @@ export const tailHostKill: Signature = {
       const summary = 'Container OOM: the container\'s init was killed for memory before it started (runc: memory limit too low)';
       const why = 'runc starts a container\'s init process inside the container\'s memory cgroup; the kernel OOM killer killed it there, so the container never started (Kubernetes reports CreateContainerError, RunContainerError or StartError). The memory limit is too low for even the start-up. ';
       return { ...hostKill(line, summary, {}, undefined, why + 'No exception or traceback: raise the container\'s memory limit.'), facts: { tier: 2 } };
+    }
+    if (DOCKER_EVENT_OOM.test(line.content)) {
+      const summary = 'Container OOM: docker\'s event stream reported an out-of-memory event for a container (its memory limit was hit)';
+      const why = 'Docker emits an "oom" event when the kernel OOM killer acts inside a container\'s memory cgroup (docker run -m / --memory, a compose or Kubernetes limit). ';
+      return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
+    }
+    if (BACKEND_AI_OOM.test(line.content)) {
+      const summary = 'Container OOM: Backend.AI\'s kernel runner detected an out-of-memory kill in the session\'s container';
+      const why = 'Backend.AI\'s agent tells the kernel runner when the container hits an OOM event; the runner logs it and the processes that vanished (the kernel OOM killer\'s victims inside the session\'s memory limit). ';
+      return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
     }
     if (COLAB_RAM.test(line.content)) {
       const summary = 'Host OOM: the Colab runtime crashed after using all available RAM';
@@ -386,6 +409,13 @@ const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]$/;
 const KILL_REPORT = /(?:(?:Killed|已杀死|Getötet)(?:: 9)?(?:\s+python.*)?|zsh: killed\s+\S.*)$/;
 /** Job notices: bash's "bash: line 1: 12345 Killed   python train.py", zsh's "[1]  + 12345 killed     python train.py". */
 const JOB_KILLED = /\d+ Killed\s+\S|^\[\d+\]\s+[+-]?\s*\d+ killed\s+\S/;
+/**
+ * srun's report of tasks that ended by a signal, with the signal's strsignal name ("srun: error: node25: task 11: Killed",
+ * "srun: error: gpu-3: tasks 0-3,7: Killed"; Slurm's srun task-exit handler, "%s: %s %s: %s" over the node, "task"/"tasks",
+ * the task list and the signal): Killed is SIGKILL, which a cgroup memory limit or the kernel OOM killer sends. A step
+ * cancelled at its time limit is signalled too, so a kill under slurmstepd's "CANCELLED AT" line is not read as one.
+ */
+const SRUN_TASK_KILLED = /\bsrun: error: (?:\S+: )?tasks? [\d,\-\[\]]+: Killed\s*$/;
 
 /**
  * The shell's report of a SIGKILL, on a line of its own, as the last segment of a line a progress
@@ -396,6 +426,10 @@ const shellKilled: Signature = {
   platform: 'cpu',
   needles: ['Killed', '已杀死', 'Getötet', 'zsh: killed', 'killed  '],
   match(line) {
+    if (SRUN_TASK_KILLED.test(line.content)) {
+      for (let k = 1; k <= 20; k++) if (/\bCANCELLED AT\b/.test(line.previous(k) ?? '')) return undefined;
+      return hostKill(line, 'srun reports a task killed (SIGKILL), most likely for host memory (the job\'s memory limit or the OOM killer)', {}, undefined);
+    }
     const segments = line.content.split('\r');
     // An issue's markdown can set the shell's line in bold or code ("**Killed**", "`Killed`").
     const c = segments[segments.length - 1]!.trim().replace(/^(\*\*|__|`)(.+)\1$/, '$2').trim();

@@ -309,6 +309,15 @@ const ELASTIC_SIGNAL = /\bSignalException: Process \d+ got signal: (?:Signals\.)
 const DRIVER_PROBE = /\bprobe (?:of \S+|with driver \S+) failed with error -\d+/;
 
 /** A native failure: its name, the platform it implies, and whether the process could catch it (abortsAfter: unless an abort follows it). */
+/**
+ * slurmstepd's notice that Slurm stopped the job or step (src/slurmd/slurmstepd/req.c, logged with error() so it is shown:
+ * "*** JOB 4412 ON gpu017 CANCELLED AT 2024-03-02T11:40:09 DUE TO TIME LIMIT ***", "*** STEP 4412.0 ON … DUE TO
+ * PREEMPTION ***", "… DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***", "… DUE to SIGNAL Terminated ***", and
+ * scancel's plain "*** JOB 4412 ON gpu017 CANCELLED AT … ***"; releases before 15.08 put the node last, "*** JOB 4412
+ * CANCELLED AT … DUE TO TIME LIMIT on gpu017 ***"): the scheduler signalled the tasks, the program did not fail on its own.
+ */
+const SLURM_CANCELLED = /\*\*\* (?:JOB|STEP) \S+ (?:ON \S+ )?CANCELLED AT \S+(?: DUE (?:TO|to) (TIME LIMIT|PREEMPTION|NODE FAILURE|JOB REQUEUE|SIGNAL \w+))?/;
+
 export function nativeFailure(text: string): { name: string; platform?: Platform; fallbackPlatform?: Platform; what: string; catchable?: boolean; abortsAfter?: boolean; device?: number; rank?: number } | undefined {
   // Before the out-of-memory words are set aside: SQLite may print them beside code 14.
   if (SQLITE_CANTOPEN.test(text)) return { name: `SQLite could not open the database file (SQLITE_CANTOPEN; ${quote(text)})`, what: 'the database path: its directory must exist and be writable (a missing or wrong path, permissions); the words "out of memory" SQLite may print with code 14 are not memory', catchable: true };
@@ -324,6 +333,17 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
     return { name: `a cloud quota was exceeded (${quote(text.replace(/^\s*"message":\s*"?/, '').replace(/",?\s*$/, ''))})`, ...(platform && { platform }), what: 'the project\'s quota for the resource it names (request an increase, or use another region or machine type); a quota, not memory running out', catchable: true };
   }
   if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|failed with error 2\b(?![.\d])|warn/i.test(text)) return undefined;
+  const slurm = SLURM_CANCELLED.exec(text);
+  if (slurm) {
+    const why = slurm[1];
+    return {
+      name: why === 'TIME LIMIT' ? 'Slurm cancelled the job at its time limit' : `Slurm cancelled the job${why ? ` (${why.toLowerCase()})` : ' (scancel or an administrator)'}`,
+      what: why === 'TIME LIMIT'
+        ? 'the job\'s time limit (sbatch/srun --time, the partition\'s MaxTime): ask for more time, or checkpoint and resume (--signal to be warned before the limit); the run was stopped, it did not run out of memory'
+        : 'why the job was stopped (sacct -j <id> shows its state; preemption and node failures are the cluster\'s, not the program\'s); not memory',
+      catchable: false,
+    };
+  }
   const getopt = GETOPT_ERROR.exec(text);
   if (getopt) return { name: `${getopt[1]} rejected its command-line options (${quote(text)})`, platform: 'cpu', what: `the command that ran ${getopt[1]}: an option this build or version of it does not have (its usage lists the ones it does); not memory`, catchable: false };
   const bucket = WINDBG_BUCKET.exec(text);

@@ -120,6 +120,12 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'NCCL WARN NET/OFI ', '(?:invalid|illegal) option -- ', 'unrecognized option ', '[Qq]uota (?:metrics? exceed|exceeded|\'[^\']*\' exceeded)',
   // Kunlun XPU's out-of-memory statuses; the caching allocator's failed expandable-segment map (tailAllocFailure).
   'Device memory not enough', 'xpu api no enough workspace', 'failed with OOM on device \\d',
+  // Docker's JSON event stream and Backend.AI's kernel runner reporting a container's OOM event (cpu.ts tailHostKill).
+  '"(?:status|Action)"\\s*:\\s*"oom"', 'Out-of-memory detected!', 'potentially oom-killed process',
+  // slurmstepd's notice of a job or step Slurm stopped (nativeFailure).
+  'CANCELLED AT ',
+  // A notebook front end or server reporting that the kernel died (otherFailure's KERNEL_DIED).
+  'appears to have died', 'KernelRestarter: restarting', '[Kk]ernel [0-9a-f-]{36} restarted', 'kernel process died', 'The Kernel crashed',
   '[Ll]ow memory! ', 'Out of memory! avail', 'Invoking oom killer', 'sending SIG(?:TERM|KILL) to process \\d+ uid', ': usage \\d+kB, limit \\d+kB', '(?<![^\\n])[ \\t]*SIGKILL[ \\t\\r]*(?![^\\n])'];
 
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
@@ -215,6 +221,17 @@ function juliaFrames(line: LineView): SourceFrame[] {
  * (torch/csrc/distributed/c10d/ProcessGroupGloo.cpp). The other ranks print it after the faulty rank's own error.
  */
 const MONITORED_BARRIER = /\bfrom rank (\d+)\. Please check rank \1 logs for faulty rank\b|\bRank (\d+) failed to pass monitoredBarrier\b/;
+/**
+ * A notebook front end or server reporting that the kernel process died, in the words each prints (none says why):
+ * the classic Notebook's dialog "The kernel appears to have died. It will restart automatically." (JupyterLab's "The
+ * kernel for x.ipynb appears to have died. It will restart automatically."), jupyter_client's restarter "KernelRestarter:
+ * restarting kernel (1/5), keep random ports" (restarter.py; AsyncIOLoopKernelRestarter and the Notebook's
+ * _KernelRestarter print the same), the Notebook's and jupyter_server's "kernel <uuid> restarted", and VS Code's Jupyter
+ * extension "Disposing session as kernel process died ExitCode: 3, Reason: …" and its cell message "The Kernel crashed
+ * while executing code in the current cell or a previous cell.". A launcher's report of a dead process (tier 1): the
+ * cause, a native crash or a kill for memory, is in the kernel's own output or the system log, when the log has it.
+ */
+const KERNEL_DIED = /\bkernel(?: for \S.*?)? appears to have died\b|KernelRestarter: restarting kernel \(\d+\/\d+\)|(?:^|\]\s*|:)\s*[Kk]ernel [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} restarted\s*$|\bDisposing session as kernel process died\b|\bThe Kernel crashed while executing code\b/;
 const CI_PREFIX = /^(?:\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d\s+(?=\S))/;
 
 /**
@@ -344,7 +361,7 @@ export const otherFailure: Signature = {
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'encountered in DataLoader worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
     'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'waitForInput: socket', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
     'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line ',
-    ' error: ', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
+    ' error: ', 'CANCELLED AT ', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
@@ -549,6 +566,11 @@ export const otherFailure: Signature = {
         }
       }
       return f;
+    }
+    if (KERNEL_DIED.test(text)) {
+      return base(line, 1, `the notebook's kernel process died (${quote(text)})`, false, [
+        lookAtFailure('the kernel\'s own output before it died (the server\'s console or the extension\'s Jupyter log: a native crash, an abort) and the system log (dmesg: was it killed for memory?)'),
+      ]);
     }
     if (CRASH.test(text)) {
       const f = base(line, 1, quote(text), false, [lookAtFailure('the native crash (run under gdb or with faulthandler enabled to see where)')]);
