@@ -81,3 +81,38 @@ describe('container OOM events', () => {
     expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
   });
 });
+
+describe('ranks named in other words', () => {
+  it("takes the rank from ProcessGroupWrapper's collective mismatch, both wordings", () => {
+    const older = 'RuntimeError: Detected mismatch between collectives on ranks. Rank 5 is running collective: CollectiveFingerPrint(OpType=ALLREDUCE, TensorShape=[1024], TensorDtypes=Half), but Rank 0 is running collective: CollectiveFingerPrint(OpType=BARRIER).';
+    expect(root(older)).toMatchObject({ kind: 'not-oom', rank: 5 });
+    const newer = 'RuntimeError: Detected mismatch between collectives on ranks. Rank 3 is running inconsistent collective: CollectiveFingerPrint(SequenceNumber=12, OpType=ALLGATHER)';
+    expect(root(newer)?.rank).toBe(3);
+  });
+
+  it("takes the global rank from torchrun's failure table with its rows run together", () => {
+    const log = [
+      'Root Cause (first observed failure):',
+      '[0]:',
+      'rank5 (local rank: 1)exitcode: -9 (pid: 8812)error file: <N/A>',
+      'traceback : Signal 9 (SIGKILL) received by PID 8812',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', rank: 5 });
+  });
+
+  it("takes mp.spawn's process index over the child's traceback as its rank", () => {
+    const head = [
+      'torch.multiprocessing.spawn.ProcessRaisedException: ',
+      '',
+      '-- Process 3 terminated with the following error:',
+      'Traceback (most recent call last):',
+      '  File "/opt/conda/lib/python3.10/site-packages/torch/multiprocessing/spawn.py", line 74, in _wrap',
+      '    fn(i, *args)',
+      '  File "/work/ddp_train.py", line 58, in run',
+      '    dist.all_reduce(grad)',
+    ];
+    // The child's exception line kept, and cut off.
+    expect(root([...head, 'ValueError: gradient has NaN entries'].join('\n'))).toMatchObject({ kind: 'not-oom', rank: 3 });
+    expect(root(head.join('\n'))).toMatchObject({ kind: 'not-oom', rank: 3 });
+  });
+});

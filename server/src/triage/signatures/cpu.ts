@@ -532,8 +532,12 @@ const launcherKill: Signature = {
     const oomKilled = /\bOOMKilled\b(?!"?\s*[:=]\s*false)/.test(c);
     if (!oomKilled && !/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? \(?137\b|\bExited \(137\)|Failed with result 'oom-kill'|killed by the OOM killer|(?:[Ee]xit|return) code:? -9\b|return code = -9\b|oom_kill event|\bOUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
     let rank: number | undefined;
+    // torchrun's failure table with its rows run together (a rendered table copied as text: "rank2 (local rank: 2)exitcode:
+    // -9 (pid: 36071)") still has the global rank before the local one.
+    const row = /\brank\s*:?\s*(\d+)\s*\(local[_ ]rank:\s*\d+\)/.exec(c);
     const local = /local_rank: (\d+)/.exec(c);
-    if (local) rank = Number(local[1]);
+    if (row) rank = Number(row[1]);
+    else if (local) rank = Number(local[1]);
     for (let k = 1; k <= 3 && rank === undefined; k++) {
       const r = /^\s*rank\s*:\s*(\d+)/.exec(line.previous(k) ?? '');
       if (r) rank = Number(r[1]);

@@ -284,6 +284,35 @@ function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixe
 }
 
 
+/**
+ * torch.multiprocessing.spawn's report of a child's exception (spawn.py: ProcessRaisedException's message "-- Process 2
+ * terminated with the following error:" over the child's own traceback): the process index, which mp.spawn(fn,
+ * nprocs=world_size) passes to fn as its rank.
+ */
+const SPAWN_PROCESS = /^\s*-- Process (\d+) terminated with the following error:\s*$/;
+
+/** The spawn index over the traceback whose header is `k` lines above `line` (0: the line itself), when it has one. */
+function spawnRank(line: LineView, k: number): number | undefined {
+  for (let j = k + 1; j <= k + 2; j++) {
+    const above = line.previous(j);
+    if (above === undefined) return undefined;
+    const m = SPAWN_PROCESS.exec(above);
+    if (m) return Number(m[1]);
+    if (above.trim() !== '') return undefined;
+  }
+  return undefined;
+}
+
+/** The rank of the spawned process whose traceback ends at this exception line (its header up to 300 lines above). */
+function spawnRankAbove(line: LineView): number | undefined {
+  for (let k = 1; k <= 300; k++) {
+    const above = line.previous(k);
+    if (above === undefined) return undefined;
+    if (/^\s*Traceback \(most recent call last\):?\s*$/.test(above)) return spawnRank(line, k);
+  }
+  return undefined;
+}
+
 /** The rank of torchrun's "Root Cause (first observed failure)" table under a ChildFailedError. */
 function rootCauseRank(line: LineView): number | undefined {
   // With several failures listed, "Failures:" comes first and "Root Cause (first observed failure):" last;
@@ -500,6 +529,10 @@ export const otherFailure: Signature = {
         const rank = rootCauseRank(line);
         if (rank !== undefined) f.rank = rank;
       }
+      if (f.rank === undefined) {
+        const spawned = spawnRankAbove(line);
+        if (spawned !== undefined) f.rank = spawned;
+      }
       return f;
     }
     const cut = /Traceback \(most/.test(text) ? cutTraceback(line, text) : undefined;
@@ -515,6 +548,8 @@ export const otherFailure: Signature = {
       }
       const f = base(line, 2, 'the log ends inside a Python traceback (its exception line was cut off)', false, [lookAtFailure('the innermost frame of your code in the traceback (the exception itself is not in the log)')]);
       f.frames = cut;
+      const spawned = f.rank === undefined ? spawnRank(line, 0) : undefined;
+      if (spawned !== undefined) f.rank = spawned;
       return { ...f, facts: { tier: 2, cutTraceback: 1 } };
     }
     // The what() line under "terminate called after throwing …" belongs to that abort (read with it above).
