@@ -26,3 +26,21 @@ describe("an HSA API call's status at start-up (rocminfo's check)", () => {
     expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', catchable: false });
   });
 });
+
+describe('DirectML out of video memory', () => {
+  it("reads torch-directml's refused tensor as a catchable OOM with its request", () => {
+    const log = [
+      '  File "C:\\sd\\venv\\lib\\site-packages\\torch\\nn\\modules\\conv.py", line 456, in _conv_forward',
+      '    return F.conv2d(input, weight, bias, self.stride,',
+      'RuntimeError: Could not allocate tensor with 268435456 bytes. There is not enough GPU video memory available!',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', catchable: true, requestedBytes: 268435456 });
+    // A vendor named around it gives the platform.
+    expect(root(['Using ROCm HIP SDK device: gfx1030', 'Could not allocate tensor with 1048576 bytes. There is not enough GPU video memory available!'].join('\n'))).toMatchObject({ kind: 'catchable-oom', platform: 'rocm', requestedBytes: 1048576 });
+  });
+
+  it("reads TensorFlow-DirectML's OOM on its DML device with the device index", () => {
+    const log = '2022-03-14 10:02:11.551203: W tensorflow/core/framework/op_kernel.cc:1651] OP_REQUIRES failed at dml_kernel_context.cc:170 : Resource exhausted: OOM when allocating tensor with shape[32,256,56,56] and type half on /job:localhost/replica:0/task:0/device:DML:1 by allocator DmlAllocator';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true, device: 1 });
+  });
+});

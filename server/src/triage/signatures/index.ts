@@ -7,6 +7,7 @@
  */
 import { signatures as cpu, tailHostKill } from './cpu';
 import { signatures as cuda, tailWatchdogFrames } from './cuda';
+import { signatures as directml } from './directml';
 import { signatures as gaudi } from './gaudi';
 import { signatures as mps, tailMetalAssertion } from './mps';
 import { signatures as npu } from './npu';
@@ -19,7 +20,7 @@ import type { Signature } from './types';
 import { signatures as xla } from './xla-tpu';
 import { signatures as xpu } from './xpu';
 
-export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ...gaudi, ...mps, ...cuda, ...cpu, ...xla, oomException, namedOom, otherOom, allocatorDump, tfOomHint];
+export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ...gaudi, ...mps, ...directml, ...cuda, ...cpu, ...xla, oomException, namedOom, otherOom, allocatorDump, tfOomHint];
 
 /**
  * Run once at the end over the retained tail, only when no signature above found anything (see
