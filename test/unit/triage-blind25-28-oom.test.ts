@@ -44,3 +44,41 @@ describe('DirectML out of video memory', () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true, device: 1 });
   });
 });
+
+describe("OpenCL's CL_OUT_OF_RESOURCES", () => {
+  it('reads the status returned to the program as a catchable OOM on the platform around it', () => {
+    const log = [
+      'Platform: NVIDIA CUDA, device 0: NVIDIA GeForce RTX 3060',
+      'clEnqueueNDRangeKernel(queue, hashKernel, 1, NULL, &global, &local, 0, NULL, NULL) returned CL_OUT_OF_RESOURCES (-5)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+  });
+
+  it('reads it thrown into terminate as a runtime-abort, one failure with the status printed above', () => {
+    const log = [
+      'OpenCL program build log: imgproc/warp_affine',
+      'Status -5: CL_OUT_OF_RESOURCES',
+      '',
+      "terminate called after throwing an instance of 'cv::Exception'",
+      '  what():  OpenCV(4.8.0) /opt/opencv/modules/core/src/ocl.cpp:6012: error: (-220:Unknown error code -220) OpenCL error CL_OUT_OF_RESOURCES (-5) during call: clEnqueueWriteBuffer(q, handle=0x55d1, CL_TRUE, 0, sz=921600, data=0x7f3a)',
+      'Aborted (core dumped)',
+    ].join('\n');
+    const verdicts = all(log);
+    expect(verdicts[0]).toMatchObject({ kind: 'runtime-abort', catchable: false });
+    expect(verdicts.filter((v) => v.kind === 'catchable-oom')).toHaveLength(0);
+  });
+
+  it("reads a check's text form under an OpenCL call that failed with -5, and not Triton's out of resource", () => {
+    const log = ['ERROR: opencl call failed with rc(-5), line 112, file kernels.cpp', 'Error: Out of resources'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', catchable: true });
+    expect(root('triton.runtime.errors.OutOfResources: out of resource: shared memory, Required: 131072, Hardware limit: 101376.')?.kind).toBe('not-oom');
+  });
+});
+
+describe("Vulkan's vkAllocateMemory failing with a numbered result", () => {
+  it('reads -2 as device memory and -1 as host memory, and leaves other results', () => {
+    expect(root('[ERROR] vkAllocateMemory failed with -2 (size 402653184, type 7)')).toMatchObject({ kind: 'catchable-oom', catchable: true });
+    expect(root('Failure in vkAllocateMemory at 88 /src/render/vk_buffer.cpp  ErrCode=-1')).toMatchObject({ kind: 'catchable-oom', platform: 'cpu' });
+    expect(root('vkAllocateMemory failed: -1000072003')).toBeUndefined();
+  });
+});

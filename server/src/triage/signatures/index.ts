@@ -11,16 +11,18 @@ import { signatures as directml } from './directml';
 import { signatures as gaudi } from './gaudi';
 import { signatures as mps, tailMetalAssertion } from './mps';
 import { signatures as npu } from './npu';
+import { signatures as opencl } from './opencl';
 import { oomException } from './oomException';
 import { otherFailure, tailHbmReport, tailModelDoesNotFit } from './otherFailure';
 import { allocatorDump, namedOom, otherOom, tfOomHint } from './otherOom';
 import { signatures as rocm } from './rocm';
+import { signatures as vulkan } from './vulkan';
 import { tailAllocFailure } from './tailAllocFailure';
 import type { Signature } from './types';
 import { signatures as xla } from './xla-tpu';
 import { signatures as xpu } from './xpu';
 
-export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ...gaudi, ...mps, ...directml, ...cuda, ...cpu, ...xla, oomException, namedOom, otherOom, allocatorDump, tfOomHint];
+export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ...gaudi, ...mps, ...directml, ...opencl, ...vulkan, ...cuda, ...cpu, ...xla, oomException, namedOom, otherOom, allocatorDump, tfOomHint];
 
 /**
  * Run once at the end over the retained tail, only when no signature above found anything (see

@@ -65,6 +65,14 @@ const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
  * "Out of host memory").
  */
 const OPENCL_OOM_TEXT = /\b(Memory object allocation failure|Out of host memory)\b/i;
+/**
+ * CL_OUT_OF_RESOURCES (-5) as the same wrappers' strings print it ("Out of resources", clErrorString; "ERROR: opencl call failed
+ * with rc(-5), line 39, file ocl_tests.cpp" over "Error: Out of resources", cuda_memtest's ocl_memtest), read only where the
+ * line or the two above it name OpenCL or the -5 (Triton's "out of resource: shared memory" is another failure): opencl.ts's
+ * status, returned to the caller.
+ */
+const OPENCL_OUT_OF_RESOURCES_TEXT = /\bOut of resources\b/i;
+const OPENCL_CONTEXT = /\bOpenCL\b|\bCL_[A-Z]|\(-5\)/i;
 const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer across (\d+) banks/;
 const TT_METAL_BANK_STATE = /\(allocated: (\d+) B, free: (\d+) B, largest free block: \d+ B\)/;
 /**
@@ -159,7 +167,7 @@ function allocFailure(
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device'],
+  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources'],
   match(line) {
     if (KUNLUN_OOM.test(line.content)) {
       return allocFailure(line, {
@@ -392,6 +400,20 @@ export const tailAllocFailure: Signature = {
           : 'The Vulkan driver could not allocate device memory and returned VK_ERROR_OUT_OF_DEVICE_MEMORY (Vulkan-Hpp throws it as vk::OutOfDeviceMemoryError) to the program, which could have handled it.',
         numbers: request ? { requestedBytes: Number(request[1]) } : {},
         fixes: host ? [hostMemory] : [shrinkPeak('the buffers and images the program allocates (resolution, batch)')],
+      });
+    }
+    if (OPENCL_OUT_OF_RESOURCES_TEXT.test(line.content) && !/warn/i.test(line.content) && [0, 1, 2].some((k) => OPENCL_CONTEXT.test(k === 0 ? line.content : (line.previous(k) ?? '')))) {
+      const aborted = thrownUncaught(line);
+      const platform = platformNear(line);
+      return allocFailure(line, {
+        kind: aborted ? 'runtime-abort' : 'catchable-oom',
+        platform,
+        summary: `${aborted ? 'Process aborted: ' : ''}OpenCL ran out of device resources (CL_OUT_OF_RESOURCES, "Out of resources")${platform === 'cpu' ? '' : ` on ${platform}`}`,
+        explanation:
+          'The OpenCL runtime returned CL_OUT_OF_RESOURCES (-5): it could not allocate what the call needed on the device (buffers, or the registers and local memory of a kernel launch); the program\'s check printed the status as text. ' +
+          (aborted ? 'It was thrown as a C++ exception nothing caught, so the process aborted.' : 'It reached the program as an error it could have handled.'),
+        numbers: {},
+        fixes: [shrinkPeak('the buffers and work sizes the kernels use')],
       });
     }
     const clText = OPENCL_OOM.exec(line.content) ? undefined : OPENCL_OOM_TEXT.exec(line.content);
