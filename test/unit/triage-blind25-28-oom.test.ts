@@ -82,3 +82,10 @@ describe("Vulkan's vkAllocateMemory failing with a numbered result", () => {
     expect(root('vkAllocateMemory failed: -1000072003')).toBeUndefined();
   });
 });
+
+describe("CUDA by Example's HandleError", () => {
+  it('reads "out of memory in <file>.cu at line N" as an abort on cuda (the check exits)', () => {
+    const log = ['iteration 4096: residual 1.2e-05', 'out of memory in src/kernels/stencil_3d.cu at line 211'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false });
+  });
+});

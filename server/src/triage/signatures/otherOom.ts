@@ -60,6 +60,8 @@ const RAY_MEMORY_MONITOR = /\bRayOutOfMemoryError: More than [\d.]+% of the memo
 const FAIRSEQ_SKIP = /\bran out of memory on GPU #(\d+), skipping batch\b/;
 /** A per-GPU line prefix ("GPU-0: Failed to allocate …", "GPU 3: …"): the device the line is about. */
 const GPU_PREFIX = /^\s*GPU[- ]?(\d+): /;
+/** CUDA by Example's HandleError line: the status string, then "in <file> at line <n>" and nothing after it. */
+const HANDLE_ERROR = /^\s*(?:out of memory|[\w ]*memory allocation[\w ]*) in \S+\.(?:cu|cuh|cpp|cc|c|h|hpp) at line \d+\s*$/;
 
 /** Accelerators a log names, most specific first; `cpu` when it names none. */
 const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
@@ -144,8 +146,10 @@ export const otherOom: Signature = {
     const continued = /^\s*(?:out of memory|not enough memory|insufficient memory)\W*$/i.test(text) && /(?:Error|Exception|error|exception):\s*$/.test(line.previous(1) ?? '');
     const stated = STATED_FAILURE.exec(text);
     const hedge = NOT_A_FAILURE.exec(text);
-    // The gpuAssert idiom ("GPUassert: out of memory file.cu 103", then exit(code)): a failure that ends the process.
-    const gpuAssert = GPU_ASSERT.test(text);
+    // The gpuAssert idiom ("GPUassert: out of memory file.cu 103", then exit(code)), and CUDA by Example's HandleError (book.h,
+    // copied into many CUDA programs as HANDLE_ERROR: printf("%s in %s at line %d\n", cudaGetErrorString(err), file, line), then
+    // exit(EXIT_FAILURE); "out of memory in ./src/solver.cu at line 88"): a failure that ends the process.
+    const gpuAssert = GPU_ASSERT.test(text) || HANDLE_ERROR.test(text);
     if ((!FAILURE_WORDS.test(text) && !luaError && !continued && !gpuAssert) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
     let aborts = ABORTS_HERE.test(text) || gpuAssert;
     for (let k = 1; k <= 4 && !aborts; k++) if (ABORTS_AFTER.test(line.next(k) ?? '')) aborts = true;
