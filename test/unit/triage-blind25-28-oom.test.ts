@@ -89,3 +89,20 @@ describe("CUDA by Example's HandleError", () => {
     expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false });
   });
 });
+
+describe("vLLM's KV-cache budget checks", () => {
+  it('reads "No available memory for the cache blocks" as a catchable OOM, also as the raise a cut traceback ends on', () => {
+    expect(root('ERROR 11-02 09:14:55 [engine.py:412] ValueError: No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+    const cut = [
+      '  File "/venv/lib/python3.11/site-packages/vllm/v1/core/kv_cache_utils.py", line 612, in check_enough_kv_cache_memory',
+      '    raise ValueError("No available memory for the cache blocks. "',
+      '                     "Try increasing `gpu_memory_utilization` when "',
+    ].join('\n');
+    expect(root(cut)).toMatchObject({ kind: 'catchable-oom', catchable: true });
+  });
+
+  it("reads v1's KV cache needed over the memory left with both numbers", () => {
+    const log = "ValueError: To serve at least one request with the models's max seq len (131072), 8.00 GiB KV cache is needed, which is larger than the available KV cache memory (5.50 GiB). Based on the available memory, the estimated maximum model length is 90112.";
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', catchable: true, requestedBytes: 8 * 1024 ** 3, freeBytes: 5.5 * 1024 ** 3 });
+  });
+});

@@ -430,12 +430,23 @@ const GMP = /GNU MP: Cannot allocate memory \(size=(\d+)\)/;
 const MLX = /\[(?:malloc_or_wait|metal::malloc)\] Unable to allocate (\d+) bytes/;
 const NPP = /\bNPP_MEMORY_ALLOCATION_ERR\b|\bDevice allocation error\b/;
 const BFC = /Allocator \((GPU|gpu|XPU|xpu)_(\d+)_bfc\) ran out of memory trying to allocate (?:[\d.]+\s?\w+ \(rounded to (\d+)\)|([\d.]+)\s?(B|KiB|MiB|GiB|TiB)\.\s+Current allocation summary follows)/;
+/**
+ * vLLM's KV-cache budget checks, raised as ValueError when the engine starts: no memory left for the cache blocks after the
+ * weights and the profiled activations ("No available memory for the cache blocks. Try increasing `gpu_memory_utilization` when
+ * initializing the engine.", vllm/worker/worker.py raise_if_cache_size_invalid and v1/core/kv_cache_utils.py
+ * check_enough_kv_cache_memory; the CPU backend names VLLM_CPU_KVCACHE_SPACE), and v1's "To serve at least one request with the
+ * model's max seq len (N), 3.05 GiB KV cache is needed, which is larger than the available KV cache memory (2.17 GiB)" (the need
+ * as the request, the budget left as the free bytes). Also as the raise statement a traceback cut before its exception line
+ * ends on.
+ */
+const VLLM_NO_CACHE_BLOCKS = /\bNo available memory for the cache blocks\b/;
+const VLLM_KV_NEEDED = /\b([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \(([\d.]+) GiB\)/;
 const VLLM_FREE = /Free memory on device \(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired\s+GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/;
 
 export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
-  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ('],
+  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -469,6 +480,19 @@ export const namedOom: Signature = {
       const requested = bfc[3] !== undefined ? Number(bfc[3]) : toBytes(bfc[4]!, bfc[5]!);
       const f = finding(`TensorFlow's BFC allocator (${bfc[1]}_${bfc[2]}_bfc) ran out of device memory`, /xpu/i.test(bfc[1]!) ? 'xpu' : 'cuda', false, requested !== undefined ? { requestedBytes: requested } : {});
       return { ...f, device: Number(bfc[2]) };
+    }
+    const kvNeeded = VLLM_KV_NEEDED.exec(text);
+    if (kvNeeded || VLLM_NO_CACHE_BLOCKS.test(text)) {
+      // The CPU backend's budget is host memory; the others' is the accelerator's, cuda unless the lines around name another.
+      const cpuBackend = /VLLM_CPU_KVCACHE_SPACE/.test(joinNext(line, 2));
+      const near = platformNear(line);
+      const GiB = 1024 ** 3;
+      return finding(
+        kvNeeded ? `vLLM's KV cache for one request at the max sequence length (${kvNeeded[1]} GiB) is larger than the memory left for it (${kvNeeded[2]} GiB)` : 'vLLM had no memory left for the KV cache blocks after the weights and activations',
+        cpuBackend ? 'cpu' : near === 'cpu' ? 'cuda' : near,
+        false,
+        kvNeeded ? { requestedBytes: Math.round(Number(kvNeeded[1]) * GiB), freeBytes: Math.round(Number(kvNeeded[2]) * GiB) } : {},
+      );
     }
     if (/Free memory on device \(/.test(text)) {
       const m = VLLM_FREE.exec(joinNext(line, 1).replace(/\n/g, ' '));
