@@ -116,3 +116,68 @@ describe('ranks named in other words', () => {
     expect(root(head.join('\n'))).toMatchObject({ kind: 'not-oom', rank: 3 });
   });
 });
+
+describe('hosts killing a process, in other tools\' words', () => {
+  it("reads yarn's and npm's report of a script killed by SIGKILL as a host kill", () => {
+    const yarn = ['yarn run v1.22.22', '$ node --max-old-space-size=8192 build/server.js', 'error Command failed with signal "SIGKILL".', 'info Visit https://yarnpkg.com/en/docs/cli/run for documentation about this command.'].join('\n');
+    expect(root(yarn)).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false });
+    const npm = ['npm ERR! path /srv/app', 'npm ERR! command failed', 'npm ERR! signal SIGKILL', 'npm ERR! command sh -c node index.js'].join('\n');
+    expect(root(npm)?.kind).toBe('host-oom');
+    // Another signal is not a kill for memory.
+    expect(root('error Command failed with signal "SIGTERM".')?.kind).not.toBe('host-oom');
+  });
+
+  it("reads the raylet's OOM summary hard-wrapped by a log collector", () => {
+    const log = [
+      '(raylet) [2024-02-01 10:00:00] node_manager.cc:3100: 5 Workers (tasks /',
+      ' actors) killed due to memory pressure (OOM), 0 Workers crashed due to other reasons at node (ID: 9c1f, IP: 10.1.4.7) over',
+      ' the last time period.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
+  });
+});
+
+describe("Horovod's stall inspector", () => {
+  it('reads the stall warning as a hang', () => {
+    const log = [
+      'Epoch 4: 51%|█████     | 640/1250',
+      '[2023-04-11 09:12:03.118410: W /tmp/pip-install/horovod/common/stall_inspector.cc:107] One or more tensors were submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks for more than 120 seconds. This may indicate that different ranks are trying to submit different tensors or that only subset of ranks is submitting tensors, which will cause deadlock.',
+      'Missing ranks:',
+      '3: [allreduce.fc.weight, allreduce.fc.bias]',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'hang', catchable: false });
+    expect(root(log)?.summary).toMatch(/120 s/);
+  });
+});
+
+describe('runtime and library failures printed without an exception type', () => {
+  it("reads the fMHA kernel's architecture guard as a not-oom on cuda", () => {
+    expect(root('FATAL: kernel `fmha_cutlassB_f16_aligned_128x64_k128_sm80` is for sm80-sm100, but was built for sm75')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+  });
+
+  it("reads DeepSpeed's failed GEMM status as a not-oom, leaving the allocation status alone", () => {
+    const log = ['!!!! kernel execution error. (batch: 16, m: 512, n: 512, k: 64, error: 14) ', '!!!! kernel execution error. (m: 4096, n: 2048, k: 1024, error: 13) '].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root('!!!! kernel execution error. (m: 4096, n: 2048, k: 1024, error: 3) ')?.kind).not.toBe('not-oom');
+  });
+
+  it("reads PyTorch's device check without its type as a catchable not-oom on the accelerator it names", () => {
+    expect(root('Expected all tensors to be on the same device, but found at least two devices, cpu and cuda:1!')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: true });
+    expect(root("'Expected all tensors to be on the same device, but found at least two devices, mps:0 and cpu!'")).toMatchObject({ kind: 'not-oom', platform: 'mps' });
+  });
+
+  it("reads CUDA's no-kernel-image string written as a sentence", () => {
+    expect(root('Error running the sample.\nNo kernel image is available for execution on the device.')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+  });
+
+  it("reads ggml's GPU back end failing to start as a not-oom the program goes on from", () => {
+    expect(root('ggml_cuda_init: failed to initialize CUDA: no CUDA-capable device is detected\nllama_model_load: loading model from ./m.gguf')).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: true });
+    expect(root('ggml_cuda_init: failed to initialize ROCm: invalid device ordinal')).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+  });
+
+  it("reads Ray's error for a task whose node died as a not-oom", () => {
+    const log = 'ray.exceptions.NodeDiedError: Task failed because the node it was running on is dead or unavailable. Node IP: 10.0.3.9, node ID: 5c2a. This can happen if the node was preempted, had a hardware failure, or its raylet crashed unexpectedly.';
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: true });
+    expect(root('(map pid=812) Task failed because the node it was running on is dead or unavailable. Node IP: 10.0.3.9')?.kind).toBe('not-oom');
+  });
+});

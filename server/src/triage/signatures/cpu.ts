@@ -217,6 +217,12 @@ const MEMCG_OOM_INFO = /(?:^|\]\s*)(?:memory|memory\+swap|swap|kmem): usage \d+k
  * with nothing after it. The signal the kernel OOM killer and cgroup limits send.
  */
 const BARE_SIGKILL = /^\s*SIGKILL\s*$/;
+/**
+ * A Node package manager reporting the script it ran was killed by SIGKILL: yarn 1's 'error Command failed with signal
+ * "SIGKILL".' (src/reporters/lang/en.js commandFailedWithSignal), pnpm's 'Command failed with signal "SIGKILL"', npm's
+ * "npm ERR! signal SIGKILL" (npm 7+ "npm error signal SIGKILL") under the failed lifecycle script.
+ */
+const NODE_PM_SIGKILL = /\bCommand failed with signal "SIGKILL"|^\s*npm (?:ERR!|error) signal SIGKILL\s*$/;
 
 /**
  * runc failing to start a container because the kernel killed its init process in the container's memory cgroup
@@ -296,6 +302,11 @@ export const tailHostKill: Signature = {
       const summary = 'Host OOM: the kernel\'s memory cgroup report (a cgroup at its memory limit; the OOM killer ran in it)';
       const why = 'The kernel prints a memory cgroup\'s usage against its limit (memory, memory+swap, kmem, swap) only in the OOM killer\'s report for that cgroup; the lines naming the killed process are not in this excerpt. ';
       return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
+    }
+    if (NODE_PM_SIGKILL.test(line.content)) {
+      const summary = 'The package manager\'s script was killed (SIGKILL), most likely for host memory';
+      const why = 'yarn, pnpm or npm reports that the script it ran ended by SIGKILL, the signal the kernel OOM killer and container memory limits send (a Node process over a container\'s limit ends this way). ';
+      return { ...hostKill(line, summary, {}, undefined, why + 'Nothing runs after it: no exception, no traceback.'), facts: { tier: 2 } };
     }
     if (BARE_SIGKILL.test(line.content)) {
       for (let k = 1; k <= 5; k++) if ((line.next(k) ?? '').trim() !== '') return undefined;
@@ -563,7 +574,10 @@ const rayMemoryMonitor: Signature = {
   // pressure (OOM), 0 Workers crashed due to other reasons at node (ID: …, IP: …) over the last time period."
   needles: ['running low on memory', 'Ray killed this worker', 'killed due to memory pressure (OOM)'],
   match(line) {
-    if (!/(?:Task|Actor|Worker) was killed due to the node running low on memory|Ray killed this worker|\b[1-9]\d* Workers \(tasks \/ actors\) killed due to memory pressure \(OOM\)/.test(line.content)) return undefined;
+    // The raylet's summary hard-wrapped by a log collector (syslog's fixed width cuts it after "Workers (tasks /").
+    const wrapped = `${line.previous(1) ?? ''}${line.content}`.replace(/\s+/g, ' ');
+    if (!/(?:Task|Actor|Worker) was killed due to the node running low on memory|Ray killed this worker|\b[1-9]\d* Workers \(tasks \/ actors\) killed due to memory pressure \(OOM\)/.test(line.content) &&
+      !/\b[1-9]\d* Workers \(tasks \/ ?actors\) killed due to memory pressure \(OOM\)/.test(wrapped)) return undefined;
     const text = joinNext(line, 2);
     const used = RAY_USED.exec(text);
     const bytes = used ? toBytes(used[1]!, used[2]!) : undefined;

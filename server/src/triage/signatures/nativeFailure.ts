@@ -231,11 +231,12 @@ const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInte
  * GPU0: … no kernel image is available for execution on the device", Kaldi's 'cudaError_t 4 : "unspecified
  * launch failure" returned from …', hashcat's "cuLinkAddData(): the provided PTX was compiled with an
  * unsupported toolchain." The call returned the error to its caller. A program may reword the string ("no kernel image
- * is available for execution this device"), and bindings of the driver API print its documented description of
+ * is available for execution this device", or print it as a sentence, "No kernel image is available for execution on the
+ * device."), and bindings of the driver API print its documented description of
  * CUDA_ERROR_ILLEGAL_ADDRESS instead (ManagedCuda's CUResult.ErrorIllegalAddress: "While executing a kernel, the
  * device encountered a load or store instruction on an invalid memory address.").
  */
-const CUDA_ERROR_STRING = /no kernel image is available for execution (?:on )?(?:the|this) device|the device encountered a load or store instruction on an invalid memory address|unspecified launch failure|the provided PTX was compiled with an unsupported toolchain|all CUDA-capable devices are busy or unavailable|CUDA driver version is insufficient for CUDA runtime version|no CUDA-capable device is detected|an illegal instruction was encountered|the launch timed out and was terminated|too many resources requested for launch|device kernel image is invalid|forward compatibility was attempted on non supported HW/;
+const CUDA_ERROR_STRING = /[Nn]o kernel image is available for execution (?:on )?(?:the|this) device|the device encountered a load or store instruction on an invalid memory address|unspecified launch failure|the provided PTX was compiled with an unsupported toolchain|all CUDA-capable devices are busy or unavailable|CUDA driver version is insufficient for CUDA runtime version|no CUDA-capable device is detected|an illegal instruction was encountered|the launch timed out and was terminated|too many resources requested for launch|device kernel image is invalid|forward compatibility was attempted on non supported HW/;
 /**
  * A program's own CUDA check printing the runtime's or driver's status string for a failure other than memory
  * (cudaGetErrorString/cuGetErrorString: cudaErrorInvalidValue and CUDA_ERROR_INVALID_VALUE are "invalid argument",
@@ -310,6 +311,39 @@ const DRIVER_PROBE = /\bprobe (?:of \S+|with driver \S+) failed with error -\d+/
 
 /** A native failure: its name, the platform it implies, and whether the process could catch it (abortsAfter: unless an abort follows it). */
 /**
+ * A CUDA kernel's own architecture guard in PyTorch's and xformers' memory-efficient attention (CUTLASS fMHA,
+ * kernel_forward.h/kernel_backward.h: printf("FATAL: kernel `%s` is for sm%d-sm%d, but was built for sm%d\n", …), run on the
+ * device when the build has no code for the GPU's architecture): the kernel returns without computing anything.
+ */
+const FMHA_ARCH_GUARD = /\bFATAL: kernel `[^`]+` is for sm\d+(?:-sm\d+)?, but was built for sm\d+/;
+/**
+ * DeepSpeed's cuBLAS wrappers (csrc/includes/cublas_wrappers.h, cublas_wrappers.cu: fprintf(stderr, "!!!! kernel execution
+ * error. (m: %d, n: %d, k: %d, error: %d) \n", …), the batched form with "batch: %d" first) returning a failed GEMM's
+ * cublasStatus_t (rocblas_status on ROCm): 13 CUBLAS_STATUS_EXECUTION_FAILED, 14 CUBLAS_STATUS_INTERNAL_ERROR, 7
+ * CUBLAS_STATUS_INVALID_VALUE, 8 CUBLAS_STATUS_ARCH_MISMATCH. 3 (CUBLAS_STATUS_ALLOC_FAILED) is an allocation failure, left
+ * to the out-of-memory signatures.
+ */
+const DEEPSPEED_GEMM = /^\s*!!!! kernel execution error\. \((?:batch: \d+, )?m: \d+, n: \d+, k: \d+, error: (\d+)\)/;
+/**
+ * PyTorch's check that an op's tensors share a device (TensorIterator's compute_types and the common-device check:
+ * "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"), raised as a
+ * RuntimeError, here without its type (pasted alone, or quoted): not memory; the device it names is the platform.
+ */
+const SAME_DEVICE = /\bExpected all tensors to be on the same device, but found at least two devices, (\w+)(?::\d+)? and (\w+)(?::\d+)?/;
+const TORCH_DEVICE_PLATFORM: Record<string, Platform> = { cuda: 'cuda', mps: 'mps', xpu: 'xpu', npu: 'npu', hpu: 'gaudi', xla: 'xla-tpu' };
+/**
+ * ggml's CUDA back end failing to start (ggml-cuda.cu ggml_cuda_init: GGML_LOG_ERROR("%s: failed to initialize " GGML_CUDA_NAME
+ * ": %s\n", __func__, cudaGetErrorString(err)), GGML_CUDA_NAME being CUDA, ROCm or MUSA): the back end reports no devices and
+ * the program goes on without them (llama.cpp falls back to the CPU).
+ */
+const GGML_GPU_INIT = /\bggml_cuda_init: failed to initialize (CUDA|ROCm|MUSA): (.+)$/;
+/**
+ * Ray's error for a task whose node died under it (python/ray/exceptions.py NodeDiedError, the core worker's message: "Task
+ * failed because the node it was running on is dead or unavailable. Node IP: …, node ID: …. This can happen if the node was
+ * preempted, had a hardware failure, or its raylet crashed unexpectedly."), raised in the caller's ray.get.
+ */
+const RAY_NODE_DIED = /\bTask failed because the node it was running on is dead or unavailable\b/;
+/**
  * slurmstepd's notice that Slurm stopped the job or step (src/slurmd/slurmstepd/req.c, logged with error() so it is shown:
  * "*** JOB 4412 ON gpu017 CANCELLED AT 2024-03-02T11:40:09 DUE TO TIME LIMIT ***", "*** STEP 4412.0 ON … DUE TO
  * PREEMPTION ***", "… DUE TO NODE FAILURE, SEE SLURMCTLD LOG FOR DETAILS ***", "… DUE to SIGNAL Terminated ***", and
@@ -333,6 +367,17 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
     return { name: `a cloud quota was exceeded (${quote(text.replace(/^\s*"message":\s*"?/, '').replace(/",?\s*$/, ''))})`, ...(platform && { platform }), what: 'the project\'s quota for the resource it names (request an increase, or use another region or machine type); a quota, not memory running out', catchable: true };
   }
   if (/out of memory|OutOfMemory|OUT_OF_MEMORY|MemoryAllocation|error[- ]?code[ :=]*2\b|failed with error 2\b(?![.\d])|warn/i.test(text)) return undefined;
+  if (FMHA_ARCH_GUARD.test(text)) return { name: `a memory-efficient attention kernel has no code for this GPU (${quote(text)})`, platform: 'cuda', what: 'the build of PyTorch or xformers: it was not compiled for this GPU\'s architecture (the sm the message names); install one built for it, or use another attention backend; not memory', catchable: false };
+  const gemm = DEEPSPEED_GEMM.exec(text);
+  if (gemm && gemm[1] !== '3') return { name: `DeepSpeed's cuBLAS GEMM failed with status ${gemm[1]} (${quote(text)})`, fallbackPlatform: 'cuda', what: 'the cuBLAS status the wrapper prints (13 execution failed, 14 internal error: often a kernel that does not support this GPU, or an earlier kernel\'s error; run with CUDA_LAUNCH_BLOCKING=1); not memory', catchable: false };
+  const sameDevice = SAME_DEVICE.exec(text);
+  if (sameDevice) {
+    const platform = TORCH_DEVICE_PLATFORM[sameDevice[1]!] ?? TORCH_DEVICE_PLATFORM[sameDevice[2]!];
+    return { name: `an op got tensors on two devices (${quote(text.replace(/^\W+/, '').replace(/\W+$/, ''))})`, ...(platform && { platform }), what: 'the op in the traceback and where its inputs were made: move them (and the model) to one device; not memory', catchable: true };
+  }
+  const ggmlInit = GGML_GPU_INIT.exec(text);
+  if (ggmlInit) return { name: `ggml's ${ggmlInit[1]} back end could not start: ${quote(ggmlInit[2]!)}`, platform: ggmlInit[1] === 'ROCm' ? 'rocm' : 'cuda', what: 'the GPU driver and runtime the build needs (nvidia-smi works? the container sees the GPU? the driver is new enough for the build\'s CUDA?); the program goes on without the GPU', catchable: true };
+  if (RAY_NODE_DIED.test(text)) return { name: `Ray's node died under a task (${quote(text)})`, what: 'the node\'s own logs (raylet.out, the kernel log): it was preempted, lost, or its raylet crashed; ray.get raised NodeDiedError', catchable: true };
   const slurm = SLURM_CANCELLED.exec(text);
   if (slurm) {
     const why = slurm[1];

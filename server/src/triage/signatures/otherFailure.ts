@@ -37,7 +37,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '\\.cu\\b', 'does not fit on the devices', 'Total hbm usage', 'signal sigkill', 'IOAF code', 'To enable traceback see', '\\.cc:\\d+ -> [1-6]\\b', 'page fault', 'PROTECTION_FAULT', 'NVRM: ', 'ring \\S+ timeout',
   // Crash reports of shells and runtimes, CUDA/NVIDIA tooling, CANN and torch_npu codes, the JVM launcher, pip.
   'Floating point exception', 'Illegal instruction', 'zsh: (?:abort|segmentation|floating|illegal|bus)', 'LLVM ERROR', 'panicked at',
-  'no kernel image is', 'launch failure', 'unsupported toolchain', 'busy or unavailable', 'version is insufficient', 'CUDA-capable device',
+  '[Nn]o kernel image is', 'launch failure', 'unsupported toolchain', 'busy or unavailable', 'version is insufficient', 'CUDA-capable device',
   'illegal instruction was', 'launch timed out', 'too many resources requested', 'kernel image is invalid', 'forward compatibility was attempted',
   'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed', 'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend\\] Error',
   'E[A-Z]\\d{4}: ', 'ERR\\d{5} ', 'Java Virtual Machine', 'Program will exit', 'matching distribution', 'satisfies the requirement', 'ailed building wheel',
@@ -124,6 +124,12 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   '"(?:status|Action)"\\s*:\\s*"oom"', 'Out-of-memory detected!', 'potentially oom-killed process',
   // slurmstepd's notice of a job or step Slurm stopped (nativeFailure).
   'CANCELLED AT ',
+  // nativeFailure's fMHA architecture guard, DeepSpeed's GEMM status, PyTorch's device check, ggml's GPU start, Ray's dead node.
+  'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors to be on the same device', 'ggml_cuda_init: failed', 'node it was running on is dead',
+  // Horovod's stall inspector (otherFailure's HOROVOD_STALL).
+  'waiting for remainder of ranks',
+  // A Node package manager's script killed by SIGKILL (cpu.ts tailHostKill).
+  'Command failed with signal "SIGKILL"', 'npm (?:ERR!|error) signal SIGKILL',
   // A notebook front end or server reporting that the kernel died (otherFailure's KERNEL_DIED).
   'appears to have died', 'KernelRestarter: restarting', '[Kk]ernel [0-9a-f-]{36} restarted', 'kernel process died', 'The Kernel crashed',
   '[Ll]ow memory! ', 'Out of memory! avail', 'Invoking oom killer', 'sending SIG(?:TERM|KILL) to process \\d+ uid', ': usage \\d+kB, limit \\d+kB', '(?<![^\\n])[ \\t]*SIGKILL[ \\t\\r]*(?![^\\n])'];
@@ -232,6 +238,14 @@ const MONITORED_BARRIER = /\bfrom rank (\d+)\. Please check rank \1 logs for fau
  * cause, a native crash or a kill for memory, is in the kernel's own output or the system log, when the log has it.
  */
 const KERNEL_DIED = /\bkernel(?: for \S.*?)? appears to have died\b|KernelRestarter: restarting kernel \(\d+\/\d+\)|(?:^|\]\s*|:)\s*[Kk]ernel [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} restarted\s*$|\bDisposing session as kernel process died\b|\bThe Kernel crashed while executing code\b/;
+/**
+ * Horovod's stall inspector (horovod/common/stall_inspector.cc; operations.cc before 0.16): "One or more tensors were
+ * submitted to be reduced, gathered or broadcasted by subset of ranks and are waiting for remainder of ranks for more than 60
+ * seconds. This may indicate that different ranks are trying to submit different tensors or that only subset of ranks is
+ * submitting tensors, which will cause deadlock.", then the stalled tensors with the ranks missing or ready. A collective
+ * some ranks never joined: a hang, and its cause is on the ranks that did not submit.
+ */
+const HOROVOD_STALL = /\bOne or more tensors were submitted to be (?:reduced, gathered or broadcast(?:ed)?|[\w ,]+) by subset of ranks and are waiting for remainder of ranks for more than (\d+) seconds/;
 const CI_PREFIX = /^(?:\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d\s+(?=\S))/;
 
 /**
@@ -382,7 +396,7 @@ export const otherFailure: Signature = {
   platform: 'cpu',
   needles: ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'return code', 'SIGTERM', 'death signal', 'BAD TERMINATION',
     'Traceback (most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '.cu', 'To enable traceback see', ' -> ', 'page fault', 'PROTECTION_FAULT', 'NVRM: ', ' timeout',
-    'Floating point exception', 'Illegal instruction', 'zsh: ', 'LLVM ERROR', 'panicked at', 'no kernel image is', 'launch failure', 'unsupported toolchain',
+    'Floating point exception', 'Illegal instruction', 'zsh: ', 'LLVM ERROR', 'panicked at', 'no kernel image is', 'No kernel image is', 'launch failure', 'unsupported toolchain',
     'busy or unavailable', 'version is insufficient', 'CUDA-capable device', 'illegal instruction was', 'launch timed out', 'too many resources requested',
     'kernel image is invalid', 'forward compatibility was attempted', 'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed',
     'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend', ': ', 'ERR', 'Java Virtual Machine', 'Program will exit', 'matching distribution',
@@ -390,7 +404,7 @@ export const otherFailure: Signature = {
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'encountered in DataLoader worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
     'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'waitForInput: socket', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
     'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line ',
-    ' error: ', 'CANCELLED AT ', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
+    ' error: ', 'CANCELLED AT ', 'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors', 'ggml_cuda_init: failed', 'node it was running on is dead', 'waiting for remainder of ranks', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
@@ -601,6 +615,23 @@ export const otherFailure: Signature = {
         }
       }
       return f;
+    }
+    const stall = HOROVOD_STALL.exec(text);
+    if (stall) {
+      return {
+        ...base(line, 1, 'Horovod\'s stall inspector', false, [findTheFirstFailure]),
+        signature: 'horovod-stall',
+        role: 'timeout',
+        kind: 'hang',
+        summary: `Collective stall: Horovod saw tensors submitted by only some ranks, the rest missing for more than ${stall[1]} s`,
+        explanation:
+          'Horovod\'s stall inspector reports collectives (allreduce, allgather, broadcast) that some ranks submitted and the others have not for longer than its warning time. ' +
+          'Every rank waits for the missing ones: they failed, took another code path (different tensors, a different number of steps), or are still busy. The job hangs until they come or it is stopped.',
+        fixes: [
+          { id: 'find-missing-rank', title: 'Look at the ranks the message lists as missing (not the ready ones): their own logs say why they did not submit', rationale: 'A collective completes only when every rank submits the same tensors.' },
+          findTheFirstFailure,
+        ],
+      };
     }
     if (KERNEL_DIED.test(text)) {
       return base(line, 1, `the notebook's kernel process died (${quote(text)})`, false, [
