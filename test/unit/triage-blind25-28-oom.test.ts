@@ -106,3 +106,18 @@ describe("vLLM's KV-cache budget checks", () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', catchable: true, requestedBytes: 8 * 1024 ** 3, freeBytes: 5.5 * 1024 ** 3 });
   });
 });
+
+describe("TensorRT's out-of-memory errors of every release", () => {
+  it("reads TensorRT 7's request without 'GPU' and its '(line) - OutOfMemory Error in' form", () => {
+    const log = [
+      '[TensorRT] ERROR: Requested amount of memory (268435456 bytes) could not be allocated. There may not be enough free memory for allocation to succeed.',
+      '[TensorRT] ERROR: ../builder/tacticOptimizer.cpp (1715) - OutOfMemory Error in computeCosts: 0',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true, requestedBytes: 268435456 });
+  });
+
+  it("reads TensorRT 10's lower-case cuda Runtime error with the autotuner's buffer as the request", () => {
+    const log = '[11/02/2025-08:12:40] [TRT] [E] [defaultAllocator.cpp::allocate::31] Error code 1: cuda Runtime (out of memory); autotuning: user allocator error allocating 34359738368-byte buffer';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 34359738368 });
+  });
+});

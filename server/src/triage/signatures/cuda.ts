@@ -873,19 +873,28 @@ const otherRuntimeError: Signature = {
  * Requested amount of GPU memory (13476831488 bytes) could not be allocated. There may not be enough
  * free memory for allocation to succeed." The warning and the error are one failure.
  */
-const TRT_ERROR = /Error Code \d+: (?:Cuda Runtime \(out of memory\)|OutOfMemory\b)/;
-const TRT_REQUEST = /Requested amount of GPU memory \((\d+) bytes\) could not be allocated/;
+const TRT_ERROR = /Error Code \d+: (?:Cuda Runtime \(out of memory\)|OutOfMemory\b)|\(\d+\) - OutOfMemory Error in \w+/i;
+/**
+ * TensorRT 7 and earlier print the request without "GPU" ("[TensorRT] ERROR: Requested amount of memory (150994944 bytes) could
+ * not be allocated. There may not be enough free memory for allocation to succeed.") and their errors as "<file> (<line>) -
+ * <Type> Error in <function>: <code>" ("../rtSafe/WeightsPtr.cpp (92) - OutOfMemory Error in allocate: 0"); the builder's
+ * autotuner reports the buffer it could not get ("autotuning: user allocator error allocating 86114305024-byte buffer").
+ * The lower-case "Error code 1: cuda Runtime (out of memory)" is TensorRT 10's.
+ */
+const TRT_REQUEST = /Requested amount of (?:GPU )?memory \((\d+) bytes\) could not be allocated|\ballocator error allocating (\d+)-byte buffer\b/;
+const TRT_CONTEXT = /TensorRT|\bTRT\b|GPU memory|There may not be enough free memory for allocation to succeed/;
 
 const tensorrtOom: Signature = {
   id: 'tensorrt-out-of-memory',
   platform: 'cuda',
-  needles: ['Cuda Runtime (out of memory)', 'OutOfMemory', 'Requested amount of GPU memory'],
+  needles: ['Cuda Runtime (out of memory)', 'cuda Runtime (out of memory)', 'OutOfMemory', 'Requested amount of GPU memory', 'Requested amount of memory'],
   match(line) {
     const error = TRT_ERROR.test(line.content);
     let request = TRT_REQUEST.exec(line.content);
+    if (request && !error && !TRT_CONTEXT.test(line.content)) request = null;
     if (!error && !request) return undefined;
     for (let k = 1; k <= 3 && !request; k++) request = TRT_REQUEST.exec(line.next(k) ?? '');
-    const bytes = request ? Number(request[1]) : undefined;
+    const bytes = request ? Number(request[1] ?? request[2]) : undefined;
     return {
       signature: 'tensorrt-out-of-memory',
       role: 'failure',
