@@ -121,3 +121,10 @@ describe("TensorRT's out-of-memory errors of every release", () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 34359738368 });
   });
 });
+
+describe("TensorFlow 1.x's EigenAllocator", () => {
+  it('reads the bytes it printed without a unit as the request of the fatal OOM', () => {
+    const log = 'F0301 12:04:51.218344   4410 gpu_device.cc:104] EigenAllocator for GPU ran out of memory when allocating 67108864. See error logs for more detailed info.';
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false, requestedBytes: 67108864 });
+  });
+});

@@ -34,6 +34,7 @@ const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|preve
 const ABORTS_HERE = /^\s*F\d{4} |Check failed/;
 const ABORTS_AFTER = /Aborted|SIGABRT|core dumped|terminate called/;
 /** A request the line prints: "tried to reallocate 11GB", "Error allocating 33554432 bytes", "Cannot allocate 1.5GB". */
+const EIGEN_ALLOCATOR = /\bEigenAllocator for GPU ran out of memory when allocating (\d+)\./;
 const REQUEST = new RegExp(String.raw`(?:allocat\w*|request\w*|reallocate)(?: of)? ${SIZE}`, 'i');
 /** Theano's driver report: "Driver report 21364736 bytes free and 11715084288 bytes total". */
 const DRIVER_REPORT = new RegExp(String.raw`${SIZE} free and ${SIZE} total`);
@@ -155,7 +156,10 @@ export const otherOom: Signature = {
     for (let k = 1; k <= 4 && !aborts; k++) if (ABORTS_AFTER.test(line.next(k) ?? '')) aborts = true;
     const numbers: Finding['numbers'] = {};
     const req = REQUEST.exec(text);
-    const requested = req ? toBytes(req[1]!, req[2]!) : undefined;
+    // TensorFlow 1.x's Eigen allocator (common_runtime/gpu/gpu_device.cc: LOG(FATAL) << "EigenAllocator for GPU ran out of memory
+    // when allocating " << num_bytes << ". See error logs …") prints the bytes without a unit.
+    const eigen = EIGEN_ALLOCATOR.exec(text);
+    const requested = req ? toBytes(req[1]!, req[2]!) : eigen ? Number(eigen[1]) : undefined;
     if (requested !== undefined) numbers.requestedBytes = requested;
     const report = DRIVER_REPORT.exec(text);
     if (report) {
