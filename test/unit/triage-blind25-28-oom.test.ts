@@ -128,3 +128,20 @@ describe("TensorFlow 1.x's EigenAllocator", () => {
     expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false, requestedBytes: 67108864 });
   });
 });
+
+describe("llama.cpp/ggml's CUDA abort cut before its device line", () => {
+  it("reads the old format naming ggml's source as the abort", () => {
+    expect(root('CUDA error 2 at /build/llama.cpp/ggml-cuda.cu:6331: out of memory')).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false });
+  });
+
+  it("reads 'CUDA error: out of memory' under ggml's backend load log as the abort, and leaves PyTorch's alone", () => {
+    const log = [
+      'llama_kv_cache_init:      CUDA0 KV buffer size =  4096.00 MiB',
+      'llama_new_context_with_model:  CUDA_Host  output buffer size =     0.98 MiB',
+      'llama_new_context_with_model:      CUDA0 compute buffer size =   560.00 MiB',
+      'CUDA error: out of memory',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false });
+    expect(root(['  File "train.py", line 40, in <module>', '    x = x.cuda()', 'RuntimeError: CUDA error: out of memory'].join('\n'))).toMatchObject({ kind: 'catchable-oom', catchable: true });
+  });
+});

@@ -218,7 +218,11 @@ const ggmlAbort: Signature = {
   match(line) {
     const error = GGML_ERROR.exec(line.content);
     const device = GGML_DEVICE.exec(unlogged(line.next(1)));
-    if (!error || (!device && error[1] !== 'ROCm') || !/out of memory/.test(error[2]!)) return undefined;
+    if (!error || !/out of memory/.test(error[2]!)) return undefined;
+    // Without the "current device" line (a log cut right after the error), ggml's own source in the old format ("CUDA error 2 at
+    // /path/ggml-cuda.cu:4856: out of memory", CUDA_CHECK then exit(1)) or its backend's names in the load log above ("CUDA0 KV
+    // buffer size", "CUDA_Host compute buffer") say the process was ggml's.
+    if (!device && error[1] !== 'ROCm' && !/ggml-cuda(?:\.cu|\/\S*\.cuh?):\d+:/.test(line.content) && ggmlBackendAbove(line) === undefined) return undefined;
     const extraLines: number[] = [];
     for (let k = 1; k <= 4 && GGML_ERROR_TAIL.test(unlogged(line.next(k))); k++) extraLines.push(k);
     const index = device ? Number(device[1]) : -1;
