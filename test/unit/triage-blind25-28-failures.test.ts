@@ -181,3 +181,64 @@ describe('runtime and library failures printed without an exception type', () =>
     expect(root('(map pid=812) Task failed because the node it was running on is dead or unavailable. Node IP: 10.0.3.9')?.kind).toBe('not-oom');
   });
 });
+
+describe('frames in other layouts', () => {
+  it('reads a frame line wrapped after "line", the number and function starting the next line', () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/srv/tools/bin/runjob", line 9, in <module>',
+      '    cli.main()',
+      '  File "/home/ana/work/pipeline/stages/loader.py", line',
+      '214, in read_batch',
+      '    rows = parse(handle)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
+    expect(root(log)?.userFrames[0]).toMatchObject({ file: '/home/ana/work/pipeline/stages/loader.py', line: 214, function: 'read_batch' });
+  });
+
+  it("takes a Windows conda install's lower-case lib for the standard library", () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "D:\\proj\\denoise\\prepare.py", line 31, in build',
+      '    shutil.copytree(src, dst)',
+      '  File "C:\\Users\\kim\\miniconda3\\envs\\dn\\lib\\shutil.py", line 557, in copytree',
+      '    return _copytree(entries=entries, src=src, dst=dst)',
+      "FileExistsError: [WinError 183] Cannot create a file when that file already exists: 'out'",
+    ].join('\n');
+    expect(root(log)?.userFrames[0]).toMatchObject({ file: 'D:\\proj\\denoise\\prepare.py', line: 31 });
+  });
+
+  it('gives a native error printed under a bare exception line the traceback above that line', () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/home/u/proj/train.py", line 40, in <module>',
+      '    step(batch)',
+      '  File "/home/u/proj/ext/ops.py", line 12, in step',
+      '    return _C.fused(x)',
+      'RuntimeError',
+      'GPUassert: invalid device function /home/u/proj/ext/fused.cu 88',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(root(log)?.userFrames[0]).toMatchObject({ file: '/home/u/proj/ext/ops.py', line: 12 });
+  });
+});
+
+describe('more failures printed in their own formats', () => {
+  it("reads a macOS GPU driver's panic string quoted alone as a not-oom on mps", () => {
+    expect(root('"AGXG15XFamilyCommandQueue::submit: command buffer double free" @AGXCommandQueue.mm:1204')).toMatchObject({ kind: 'not-oom', platform: 'mps', catchable: false });
+  });
+
+  it("reads JclDebug's exception report as a catchable not-oom, leaving EOutOfMemory to the OOM side", () => {
+    const log = ['Exception class: EAccessViolation', 'Exception message: Access violation at address 0051A2F3 in module \'Editor.exe\'.', 'Exception address: 0051A2F3'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+    expect(root('Exception class: EOutOfMemory\nException message: Out of memory.')?.kind).not.toBe('not-oom');
+  });
+
+  it("reads Slurm's PMIx plugin error as a not-oom", () => {
+    const log = [
+      'slurmstepd: error:  mpi/pmix_v5: _errhandler: gpu-n07 [3]: pmixp_client_v2.c:212: Error handler invoked: status = -25, source = [slurm.pmix.9911.0:14]',
+      'srun: error: gpu-n07: task 14: Exited with exit code 1',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+});

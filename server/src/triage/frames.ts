@@ -51,8 +51,10 @@ const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;
  */
 // Julia's own sources and installed packages (share/julia/base and stdlib, ~/.julia/packages, juliaup's installs) are
 // library frames; a package checked out with Pkg.develop (~/.julia/dev) is the user's.
+// A conda install on Windows keeps the standard library in a lower-case lib next to python.exe
+// ("C:\ProgramData\Anaconda3\lib\os.py", "…\miniconda3\envs\x\lib\shutil.py"), no python3.x folder under it.
 // The JVM's runtime packages as jvmFrames gives their files ("java/util/ArrayList.java", "android/os/Handler.java").
-const LIBRARY_PATH = /(?:^(?:java|javax|jdk|sun|com\/sun|kotlin|kotlinx|scala|android|androidx|dalvik|com\/android|libcore)\/[\w/$]+\.(?:java|kt|scala)$|site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|^<(?!ipython-input-|stdin>)|[\\/]bin[\\/][\w-]+$)/;
+const LIBRARY_PATH = /(?:^(?:java|javax|jdk|sun|com\/sun|kotlin|kotlinx|scala|android|androidx|dalvik|com\/android|libcore)\/[\w/$]+\.(?:java|kt|scala)$|site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|[\\/](?:[Aa]naconda|[Mm]iniconda|[Mm]iniforge|[Mm]ambaforge)\d*[\\/](?:envs[\\/][^\\/]+[\\/])?lib[\\/](?!site)|^<(?!ipython-input-|stdin>)|[\\/]bin[\\/][\w-]+$)/;
 
 /**
  * The host prefix pdsh and clush put before every line they relay (`10.0.0.5: `, `node01: `): an
@@ -135,9 +137,15 @@ export function isTracebackBody(line: string): boolean {
 /**
  * A frame line a console hard-wrapped inside its path (Windows' console at 80 columns: '  File "H:\\work\\lib\\core\\function.p'
  * over 'y", line 56, in train'): the path's quote is still open at the end of the line, and the next line carries on
- * from the very next character.
+ * from the very next character. A paste wrapped at a word boundary breaks it after "line" instead ('  File
+ * "/home/u/pkg/commandline.py", line' over '1003, in main'): the number and function start the next line.
  */
-export const CUT_FRAME_HEAD = /^\s*File "[^"]+$/;
+export const CUT_FRAME_HEAD = /^\s*File "[^"]+$|^\s*File "[^"]+", line\s*$/;
+
+/** A frame line and the line it was wrapped onto, as one (a space goes back where a wrap after "line" took it). */
+function joinCutFrame(head: string, rest: string): string {
+  return /, line\s*$/.test(head) ? `${head.trimEnd()} ${rest.trim()}` : head + rest;
+}
 
 /** The frames of a traceback's body lines in print order (outermost first), every format above. */
 export function framesOf(lines: readonly string[]): SourceFrame[] {
@@ -145,7 +153,7 @@ export function framesOf(lines: readonly string[]): SourceFrame[] {
   let awaitingLine: { file: string; function: string } | undefined;
   for (let i = 0; i < lines.length; i++) {
     let line = lines[i]!;
-    if (CUT_FRAME_HEAD.test(line) && i + 1 < lines.length && parseFrameLine(line + lines[i + 1]!) !== undefined) line += lines[++i]!;
+    if (CUT_FRAME_HEAD.test(line) && i + 1 < lines.length && parseFrameLine(joinCutFrame(line, lines[i + 1]!)) !== undefined) line = joinCutFrame(line, lines[++i]!);
     const frame = parseFrameLine(line);
     if (frame) {
       frames.push(frame);

@@ -290,6 +290,24 @@ const HIP_NO_DEVICE = /no ROCm-capable device is detected|\bhipErrorNoDevice\b/;
 const COREDUMP = /\b(?:Process|PID) \d+ \(([^)]*)\) (?:of user \d+ terminated abnormally|crashed) with signal (\d+)\/([A-Z]+)/;
 /** The macOS (xnu) kernel's panic report: "panic(cpu 3 caller 0xfffffe…): "message" @File.cpp:550"; IOGPU/AGX name Apple's GPU driver. */
 const XNU_PANIC = /^\s*panic\(cpu \d+ caller 0x[0-9a-f]+\): /;
+/**
+ * The panic string of that report alone, as users quote it from the panic log or the crash dialog: the message in quotes and
+ * the kernel extension's source file ('"completeMemory() prepare count underflow" @IOGPUMemory.cpp:550', IOGPUFamily's and
+ * the AGX driver's panics being Apple's GPU driver).
+ */
+const XNU_GPU_PANIC_STRING = /^\s*"[^"]+"\s*@(?:IOGPU|AGX)\w*\.(?:cpp|c|mm?):\d+\s*$/;
+/**
+ * JclDebug's exception report in a Delphi program (JCL's ExceptDlg: "Exception class: EAccessViolation", "Exception message:
+ * …", "Exception address: …", then the stack), for an exception the application's handler caught and reported; VCL's
+ * EOutOfResources is a failed GDI or window-handle call, not memory. EOutOfMemory is left to the out-of-memory signatures.
+ */
+const JCL_EXCEPTION = /^\s*Exception class: (E[A-Z]\w*)\s*$/;
+/**
+ * Slurm's PMIx plugin handing on an error the PMIx server reported for the job's processes (src/plugins/mpi/pmix
+ * pmixp_client_v2.c/_v1.c _errhandler: "mpi/pmix_v4: _errhandler: <node> [<nodeid>]: pmixp_client_v2.c:211: Error handler
+ * invoked: status = -61, source = [slurm.pmix.<job>.<step>:<rank>]"): a process of the step aborted or lost its connection.
+ */
+const SLURM_PMIX_ERROR = /\bmpi\/pmix\w*: _errhandler: .*\bError handler invoked: status = (-?\d+)/;
 /** A backtrace frame Open MPI's signal handler prints (opal_backtrace_print, after "*** Process received signal ***"): "[host:10610] [ 2] /lib/libpmix.so.2(fn+0x8f3)[0x78ed…]". */
 const OPAL_BACKTRACE = /^\s*\[[^\]\s]+:\d+\] \[ ?\d+\] \S+\([^)]*\+0x[0-9a-f]+\)\[0x[0-9a-f]+\]/;
 /** compute-sanitizer's (cuda-memcheck's) memcheck report: "========= Invalid __global__ write of size 4 bytes", "Misaligned Shared or Local Address". */
@@ -499,6 +517,13 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   if (HIP_NO_DEVICE.test(text)) return { name: `a HIP call failed: no ROCm-capable device is detected (${quote(text)})`, platform: 'rocm', what: 'the ROCm install: the runtime sees no supported AMD GPU (driver, /dev/kfd permissions, HIP_VISIBLE_DEVICES, an unsupported gfx target)', catchable: true };
   const core = COREDUMP.exec(text);
   if (core && core[3] !== 'KILL') return { name: `${core[1]} crashed with signal ${core[2]}/${core[3]} (systemd-coredump)`, what: 'the core dump (coredumpctl info / coredumpctl gdb) of the crashed process' };
+  if (XNU_GPU_PANIC_STRING.test(text)) return { name: `the macOS kernel panicked in the GPU driver (${quote(text)})`, platform: 'mps', what: 'the panic report: the GPU driver (IOGPU/AGX) panicked, which takes the whole machine down; an OS or driver bug, or the workload that drove it there, not the program\'s memory', catchable: false };
+  const jcl = JCL_EXCEPTION.exec(text);
+  if (jcl && jcl[1] !== 'EOutOfMemory') {
+    return { name: `a Delphi exception, ${jcl[1]} (JclDebug's report)`, platform: 'cpu', what: `the ${jcl[1]} and the first frame of the program's own units in the stack under the report${jcl[1] === 'EOutOfResources' ? ' (EOutOfResources is a failed GDI or window-handle call: a bitmap too large, handles leaked)' : ''}`, catchable: true };
+  }
+  const pmix = SLURM_PMIX_ERROR.exec(text);
+  if (pmix) return { name: `Slurm's PMIx plugin reported an error in the job step (status ${pmix[1]})`, what: 'the processes of the step that ended first (their own output, sacct\'s exit codes): the PMIx error is Slurm seeing them abort or drop their connection; not memory', catchable: false };
   if (XNU_PANIC.test(text)) return { name: `the macOS kernel panicked (${quote(text)})`, ...(/\bIOGPU|\bAGX/.test(text) && { platform: 'mps' as const }), what: 'the panic report: the kernel extension it names (IOGPU/AGX is the GPU driver), not the program' };
   if (OPAL_BACKTRACE.test(text)) return { name: 'a native crash: the process\'s signal handler printed its backtrace (Open MPI)', what: 'the innermost frames of the backtrace and the signal line above them (run under gdb to see where)' };
   if (SANITIZER.test(text)) return { name: `compute-sanitizer found a memory access error in a kernel (${quote(text.replace(/^=+\s*/, ''))})`, platform: 'cuda', what: 'the kernel and source line the sanitizer report names (an out-of-bounds or misaligned access, not memory running out)' };

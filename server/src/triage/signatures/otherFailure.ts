@@ -21,7 +21,7 @@
  * crash (segfault, abort) came well after it; else the last launcher line.
  */
 import type { Fix, SourceFrame } from '../../protocol';
-import { framesOf, ipythonFrames, isTracebackBody } from '../frames';
+import { CUT_FRAME_HEAD, framesOf, ipythonFrames, isTracebackBody } from '../frames';
 import { SIZE, toBytes } from '../sizes';
 import { debugAsync, shrinkPeak } from '../fixes';
 import { caffe2Device } from './lineContext';
@@ -126,6 +126,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'CANCELLED AT ',
   // nativeFailure's fMHA architecture guard, DeepSpeed's GEMM status, PyTorch's device check, ggml's GPU start, Ray's dead node.
   'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors to be on the same device', 'ggml_cuda_init: failed', 'node it was running on is dead',
+  // A macOS GPU driver's panic string, JclDebug's exception report, Slurm's PMIx plugin error (nativeFailure).
+  '@(?:IOGPU|AGX)\\w*\\.(?:cpp|c|mm?):\\d', 'Error handler invoked: status',
   // Horovod's stall inspector (otherFailure's HOROVOD_STALL).
   'waiting for remainder of ranks',
   // A Node package manager's script killed by SIGKILL (cpu.ts tailHostKill).
@@ -383,7 +385,8 @@ function cutTraceback(line: LineView, text: string): SourceFrame[] | undefined {
     if (next === undefined) break;
     const l = head !== '' ? next.replace(prefix, '') : next;
     if (l.trim() === '') continue;
-    if (!isTracebackBody(l)) return undefined;
+    // The rest of a frame line wrapped onto this one ('File "…", line' over '1003, in main') is body too.
+    if (!isTracebackBody(l) && !(body.length > 0 && CUT_FRAME_HEAD.test(body[body.length - 1]!))) return undefined;
     body.push(l);
     if (k > 2000) return undefined;
   }
@@ -404,7 +407,7 @@ export const otherFailure: Signature = {
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'encountered in DataLoader worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
     'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'waitForInput: socket', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
     'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line ',
-    ' error: ', 'CANCELLED AT ', 'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors', 'ggml_cuda_init: failed', 'node it was running on is dead', 'waiting for remainder of ranks', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
+    ' error: ', 'CANCELLED AT ', '@IOGPU', '@AGX', 'Error handler invoked', 'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors', 'ggml_cuda_init: failed', 'node it was running on is dead', 'waiting for remainder of ranks', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
@@ -606,6 +609,13 @@ export const otherFailure: Signature = {
         const frames = luaFrames(line, k);
         if (frames.length > 0) f.frames = frames;
         break;
+      }
+      // A native error's message printed under the bare Python exception it became ("RuntimeError" over "CUDA Runtime Error:
+      // an illegal memory access was encountered at scene.cpp:1523", an extension's error printed after its type): the
+      // traceback above that exception line is this failure's.
+      if (f.frames === undefined && /^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception)\s*$/.test(line.previous(1) ?? '')) {
+        const frames = line.frames(1);
+        if (frames.length > 0) f.frames = frames;
       }
       // NVRM numbers the GPUs it reports on ("NVRM: GPU0 _issueRpcAndWait: …"); a line without the number takes the one of the NVRM lines just above.
       if (/\bNVRM: /.test(line.content)) {
