@@ -145,3 +145,12 @@ describe("llama.cpp/ggml's CUDA abort cut before its device line", () => {
     expect(root(['  File "train.py", line 40, in <module>', '    x = x.cuda()', 'RuntimeError: CUDA error: out of memory'].join('\n'))).toMatchObject({ kind: 'catchable-oom', catchable: true });
   });
 });
+
+describe('an OutOfMemoryError whose message wrapped after its first sentence', () => {
+  it("takes the device and sizes the next line's allocator message gives", () => {
+    const log = ['torch.cuda.OutOfMemoryError: CUDA out of memory.', 'Tried to allocate 1.50 GiB (GPU 2; 10.76 GiB total capacity; 8.91 GiB already allocated; 1.12 GiB free; 9.01 GiB reserved in total by PyTorch)'].join('\n');
+    const verdicts = all(log);
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 2, requestedBytes: 1.5 * 1024 ** 3, freeBytes: Math.round(1.12 * 1024 ** 3) });
+  });
+});

@@ -81,6 +81,10 @@ export const oomException: Signature = {
       ...(replica && { device: Number(replica[1]) }),
       numbers: bytes !== undefined ? { requestedBytes: bytes } : {},
       fixes: [shrinkPeak()],
+      // A message wrapped after its first sentence ("torch.cuda.OutOfMemoryError: CUDA out of memory." over "Tried to allocate
+      // 23.04 GiB (GPU 0; 23.52 GiB total; 0 bytes free)", the pre-1.4 layout): what a signature reads on the next line is the
+      // rest of this exception, its device and sizes.
+      ...(message === undefined && /^\s*Tried to allocate /.test(next) && { absorbsLines: [1] }),
     };
   },
 };
