@@ -154,3 +154,18 @@ describe('an OutOfMemoryError whose message wrapped after its first sentence', (
     expect(verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 2, requestedBytes: 1.5 * 1024 ** 3, freeBytes: Math.round(1.12 * 1024 ** 3) });
   });
 });
+
+describe("out-of-memory messages the other-OOM fallback reads from their remains", () => {
+  it("reads the caching allocator's hint alone (the message cut to its end) as a catchable OOM on cuda", () => {
+    const log = 'y is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+    // With the full message in the log, the full reading stands.
+    const full = 'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 512.00 MiB (GPU 0; 7.79 GiB total capacity; 6.01 GiB already allocated; 311.44 MiB free; 6.40 GiB reserved in total by PyTorch) If reserved memory is >> allocated memory try setting max_split_size_mb to avoid fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF';
+    expect(root(full)).toMatchObject({ kind: 'catchable-oom', requestedBytes: 512 * 1024 ** 2 });
+  });
+
+  it('reads "out of memory <call>" under a "CUDA Runtime Error at: file:line" header as a catchable OOM', () => {
+    const log = ['CUDA Runtime Error at: /src/solver/grid.cu:214', 'out of memory cudaMallocManaged(&cells, n * sizeof(Cell))'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+  });
+});

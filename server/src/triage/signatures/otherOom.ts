@@ -144,7 +144,12 @@ export const otherOom: Signature = {
     const luaError = /^\s*stack traceback:/.test(line.next(1) ?? '');
     // A message printed on the line under its error's header ("…State.hs:86 (unhandled): CUDA Exception:" then
     // "out of memory", Haskell's cuda package showing a CUDAException): the header says it is a failure.
-    const continued = /^\s*(?:out of memory|not enough memory|insufficient memory)\W*$/i.test(text) && /(?:Error|Exception|error|exception):\s*$/.test(line.previous(1) ?? '');
+    // Also the CUDA check that prints its header first ("CUDA Runtime Error at: src/data.cu:83", then the status string and the
+    // call: "out of memory cudaMalloc(&buf, n * sizeof(float))"; the check(err, #val, __FILE__, __LINE__) helper of Lei Mao's
+    // "Proper CUDA Error Checking", copied into many projects): the header says it is a failure.
+    const continued =
+      (/^\s*(?:out of memory|not enough memory|insufficient memory)\W*$/i.test(text) && /(?:Error|Exception|error|exception):\s*$/.test(line.previous(1) ?? '')) ||
+      (/^\s*out of memory\b/.test(text) && /\bCUDA (?:Runtime|Driver) Error at: \S+:\d+\s*$/.test(line.previous(1) ?? ''));
     const stated = STATED_FAILURE.exec(text);
     const hedge = NOT_A_FAILURE.exec(text);
     // The gpuAssert idiom ("GPUassert: out of memory file.cu 103", then exit(code)), and CUDA by Example's HandleError (book.h,
@@ -443,6 +448,7 @@ const BFC = /Allocator \((GPU|gpu|XPU|xpu)_(\d+)_bfc\) ran out of memory trying 
  * as the request, the budget left as the free bytes). Also as the raise statement a traceback cut before its exception line
  * ends on.
  */
+const ALLOCATOR_HINT_TAIL = /max_split_size_mb to avoid fragmentation\.\s+See documentation for Memory Management\b/;
 const VLLM_NO_CACHE_BLOCKS = /\bNo available memory for the cache blocks\b/;
 const VLLM_KV_NEEDED = /\b([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \(([\d.]+) GiB\)/;
 const VLLM_FREE = /Free memory on device \(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired\s+GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/;
@@ -450,7 +456,7 @@ const VLLM_FREE = /Free memory on device \(([\d.]+)\/([\d.]+) GiB\) on startup i
 export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
-  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory'],
+  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -484,6 +490,14 @@ export const namedOom: Signature = {
       const requested = bfc[3] !== undefined ? Number(bfc[3]) : toBytes(bfc[4]!, bfc[5]!);
       const f = finding(`TensorFlow's BFC allocator (${bfc[1]}_${bfc[2]}_bfc) ran out of device memory`, /xpu/i.test(bfc[1]!) ? 'xpu' : 'cuda', false, requested !== undefined ? { requestedBytes: requested } : {});
       return { ...f, device: Number(bfc[2]) };
+    }
+    // Only the end of PyTorch's caching-allocator message left ("…llocated memory try setting max_split_size_mb to avoid
+    // fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF", c10/cuda/CUDACachingAllocator.cpp's
+    // hint, printed only in its OutOfMemoryError): the exception it ends, with no numbers; any fuller reading of the log wins.
+    if (ALLOCATOR_HINT_TAIL.test(text)) {
+      const near = platformNear(line);
+      const hip = /PYTORCH_HIP_ALLOC_CONF/.test(text);
+      return finding("PyTorch's caching allocator raised OutOfMemoryError (only the end of its message is in the log)", hip ? 'rocm' : near === 'cpu' ? 'cuda' : near, false, {});
     }
     const kvNeeded = VLLM_KV_NEEDED.exec(text);
     if (kvNeeded || VLLM_NO_CACHE_BLOCKS.test(text)) {
