@@ -242,3 +242,22 @@ describe('more failures printed in their own formats', () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: false });
   });
 });
+
+describe('a JavaScript error with its V8 stack', () => {
+  it("reads Node's error report as a catchable not-oom, its user frame past Node's modules and node_modules", () => {
+    const log = [
+      'TypeError [ERR_INVALID_ARG_TYPE]: The "path" argument must be of type string. Received undefined',
+      '    at validateString (node:internal/validators:162:11)',
+      '    at Object.join (node:path:1172:7)',
+      '    at loadConfig (/srv/bot/src/config.js:18:23)',
+      '    at /srv/bot/src/index.js:7:3',
+      '    at Module._compile (node:internal/modules/cjs/loader:1356:14)',
+      '    at Object.<anonymous> (/srv/bot/node_modules/esm/esm.js:1:1)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+    expect(root(log)?.userFrames[0]).toMatchObject({ file: '/srv/bot/src/config.js', line: 18, function: 'loadConfig' });
+    // Before Node 16 its own modules print as a bare file name.
+    const old = ['Error: spawn EACCES', '    at Process.ChildProcess._handle.onexit (internal/child_process.js:240:19)', '    at onErrorNT (internal/child_process.js:415:16)', '    at runTask (/home/ci/app/scripts/run.js:44:9)', '    at process._tickCallback (internal/process/next_tick.js:63:19)', '    at emitOne (events.js:116:13)'].join('\n');
+    expect(root(old)?.userFrames[0]).toMatchObject({ file: '/home/ci/app/scripts/run.js', line: 44 });
+  });
+});

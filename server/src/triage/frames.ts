@@ -51,10 +51,12 @@ const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;
  */
 // Julia's own sources and installed packages (share/julia/base and stdlib, ~/.julia/packages, juliaup's installs) are
 // library frames; a package checked out with Pkg.develop (~/.julia/dev) is the user's.
+// Node's own modules in a V8 stack ("node:events", "internal/child_process.js", and before Node 16 a bare "events.js": a
+// script's own files print with their full path) and packages under node_modules are library frames.
 // A conda install on Windows keeps the standard library in a lower-case lib next to python.exe
 // ("C:\ProgramData\Anaconda3\lib\os.py", "…\miniconda3\envs\x\lib\shutil.py"), no python3.x folder under it.
 // The JVM's runtime packages as jvmFrames gives their files ("java/util/ArrayList.java", "android/os/Handler.java").
-const LIBRARY_PATH = /(?:^(?:java|javax|jdk|sun|com\/sun|kotlin|kotlinx|scala|android|androidx|dalvik|com\/android|libcore)\/[\w/$]+\.(?:java|kt|scala)$|site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|[\\/](?:[Aa]naconda|[Mm]iniconda|[Mm]iniforge|[Mm]ambaforge)\d*[\\/](?:envs[\\/][^\\/]+[\\/])?lib[\\/](?!site)|^<(?!ipython-input-|stdin>)|[\\/]bin[\\/][\w-]+$)/;
+const LIBRARY_PATH = /(?:^(?:java|javax|jdk|sun|com\/sun|kotlin|kotlinx|scala|android|androidx|dalvik|com\/android|libcore)\/[\w/$]+\.(?:java|kt|scala)$|site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|[\\/](?:[Aa]naconda|[Mm]iniconda|[Mm]iniforge|[Mm]ambaforge)\d*[\\/](?:envs[\\/][^\\/]+[\\/])?lib[\\/](?!site)|^<(?!ipython-input-|stdin>)|[\\/]bin[\\/][\w-]+$|[\\/]node_modules[\\/]|^node:|^internal[\\/]|^[\w.-]+\.js$)/;
 
 /**
  * The host prefix pdsh and clush put before every line they relay (`10.0.0.5: `, `node01: `): an

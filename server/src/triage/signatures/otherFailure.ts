@@ -248,6 +248,24 @@ const KERNEL_DIED = /\bkernel(?: for \S.*?)? appears to have died\b|KernelRestar
  * some ranks never joined: a hang, and its cause is on the ranks that did not submit.
  */
 const HOROVOD_STALL = /\bOne or more tensors were submitted to be (?:reduced, gathered or broadcast(?:ed)?|[\w ,]+) by subset of ranks and are waiting for remainder of ranks for more than (\d+) seconds/;
+/**
+ * A JavaScript error with its V8 stack (Node's uncaught exception report and console.error(err): "TypeError: x is not a
+ * function" or "Error [ERR_X]: message", then one "    at fn (/path/file.js:56:45)" or "    at /path/file.js:132:5" per call,
+ * innermost first; Node's own modules print as "internal/child_process.js:392:11", "events.js:86:13" or "node:events:517:28").
+ */
+const JS_ERROR = /^\s*(?:Uncaught )?((?:[A-Z]\w*)?Error|[A-Z]\w*Exception)(?: \[[A-Z_\d]+\])?: (\S.*)$/;
+const JS_FRAME = /^\s+at (?:(?:async )?(.+?) \((.+?):(\d+):\d+\)|(?:async )?(\S+?):(\d+):\d+)\s*$/;
+
+/** The frames of the V8 stack under a JavaScript error line, outermost first. */
+function jsFrames(line: LineView): SourceFrame[] {
+  const frames: SourceFrame[] = [];
+  for (let k = 1; k <= 60; k++) {
+    const m = JS_FRAME.exec(line.next(k) ?? '');
+    if (!m) break;
+    frames.unshift(m[2] !== undefined ? { file: m[2], line: Number(m[3]), function: m[1]! } : { file: m[4]!, line: Number(m[5]), function: '' });
+  }
+  return frames;
+}
 const CI_PREFIX = /^(?:\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d\s+(?=\S))/;
 
 /**
@@ -511,6 +529,12 @@ export const otherFailure: Signature = {
       return f;
     }
     if (/Fatal Python error/.test(text)) return base(line, 2, quote(text), false, [lookAtFailure('the fatal error and the thread stacks printed under it')]);
+    const js = JS_FRAME.test(line.next(1) ?? '') ? JS_ERROR.exec(text) : null;
+    if (js) {
+      const f = base(line, 2, quote(text), true, [lookAtFailure(`the ${js[1]} and the innermost frame of your code in the stack under it`)]);
+      f.frames = jsFrames(line);
+      return f;
+    }
     const ex = EXCEPTION_LINE.exec(text) ?? IPYTHON_HEADER.exec(text);
     if (ex) {
       const type = ex[2]!;
