@@ -169,3 +169,16 @@ describe("out-of-memory messages the other-OOM fallback reads from their remains
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
   });
 });
+
+describe("TensorFlow's op failure status logged at warning level", () => {
+  it('reads "op_kernel.cc] Resource exhausted: failed to allocate memory" as the OOM the program receives', () => {
+    const log = [
+      '2022-05-03 14:20:11.410233: W tensorflow/core/common_runtime/bfc_allocator.cc:479] ****************************************x***',
+      '2022-05-03 14:20:11.410391: W tensorflow/core/framework/op_kernel.cc:1745] OP_REQUIRES failed at conv_ops.cc:684 : Resource exhausted: failed to allocate memory',
+      'Traceback (most recent call last):',
+      '  File "fit.py", line 31, in <module>',
+      '    model.fit(ds, epochs=10)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+  });
+});

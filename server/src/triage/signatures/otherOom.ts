@@ -29,6 +29,7 @@ const OOM_WORDS = new RegExp(String.raw`out of memory|OutOfMemory|not enough mem
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
 const FAILURE_WORDS = /error|exception|fatal|fail|abort|\bF\d{4} |Check failed|^\s*\S+:\d+: /i;
+const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?Resource exhausted: /;
 const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not enough|insufficient)|\b(?:except|raise|catch|import)\b/i;
 /** A glog FATAL or CHECK: the process aborts. */
 const ABORTS_HERE = /^\s*F\d{4} |Check failed/;
@@ -151,7 +152,10 @@ export const otherOom: Signature = {
       (/^\s*(?:out of memory|not enough memory|insufficient memory)\W*$/i.test(text) && /(?:Error|Exception|error|exception):\s*$/.test(line.previous(1) ?? '')) ||
       (/^\s*out of memory\b/.test(text) && /\bCUDA (?:Runtime|Driver) Error at: \S+:\d+\s*$/.test(line.previous(1) ?? ''));
     const stated = STATED_FAILURE.exec(text);
-    const hedge = NOT_A_FAILURE.exec(text);
+    // TensorFlow logs an op's failed status at warning level before raising it ("W tensorflow/core/framework/op_kernel.cc:1680]
+    // Resource exhausted: failed to allocate memory", OP_REQUIRES's log): the status the program receives as ResourceExhaustedError.
+    const tfOpStatus = TF_OP_EXHAUSTED.test(text);
+    const hedge = tfOpStatus ? null : NOT_A_FAILURE.exec(text);
     // The gpuAssert idiom ("GPUassert: out of memory file.cu 103", then exit(code)), and CUDA by Example's HandleError (book.h,
     // copied into many CUDA programs as HANDLE_ERROR: printf("%s in %s at line %d\n", cudaGetErrorString(err), file, line), then
     // exit(EXIT_FAILURE); "out of memory in ./src/solver.cu at line 88"): a failure that ends the process.
@@ -189,6 +193,8 @@ export const otherOom: Signature = {
     // ptxas is a host program: its own allocation failure ("ptxas fatal   : Memory allocation failure") is host memory,
     // though its name is a CUDA word for other failures.
     let platform = /\bptxas\b/.test(text) ? 'cpu' : platformNear(line);
+    // TensorFlow's OOMs are the GPU's unless the lines around name a device (cuda.ts's reading of "OOM when allocating tensor").
+    if (tfOpStatus && platform === 'cpu' && !/\bdevice:CPU:\d|\bcpu_allocator|\bCPU\b/.test(text)) platform = 'cuda';
     // gpuAssert prints cudaGetErrorString's words: CUDA's, unless the lines around it name another platform (a HIP port).
     if (gpuAssert && platform === 'cpu') platform = 'cuda';
     // IPython's header names the type without its module ("OutOfMemoryError      Traceback (most recent call last)"): in a
