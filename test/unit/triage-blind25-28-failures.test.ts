@@ -261,3 +261,12 @@ describe('a JavaScript error with its V8 stack', () => {
     expect(root(old)?.userFrames[0]).toMatchObject({ file: '/home/ci/app/scripts/run.js', line: 44 });
   });
 });
+
+describe("Ray's actor prefix with the rank in the actor's repr", () => {
+  it('takes the global rank from the prefix, not the process group\'s own rank in the message', () => {
+    const log = [
+      "(PolicyWorker[rank=42] pid=88120, ip=10.2.0.17) [E 88120] logging.cc:118: Unhandled exception: N3c1016DistBackendErrorE. what(): [PG ID 3 PG GUID 9(TENSOR_MODEL_PARALLEL_GROUP) Rank 2] Process group watchdog thread terminated with exception: [Rank 2] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=311, OpType=ALLREDUCE, NumelIn=8192, NumelOut=8192, Timeout(ms)=600000) ran for 600041 milliseconds before timing out.",
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'hang', rank: 42 });
+  });
+});

@@ -2,7 +2,9 @@
  * Rank prefixes that launchers and PyTorch put in front of each line of a multi-process log:
  * `[rank3]:` (torchrun's --log-line-prefix / PyTorch's rank-tagged logging), `[default3]:`
  * (torchrun --tee), `(RayWorkerWrapper pid=4009) [rank1]:` (Ray), `[1787] [rank2]:` (line counters),
- * a first line whose paste lost the prefix's '[' (`rank4]: …`), vLLM v1's worker prefix `(VllmWorker rank=1 pid=2978)`, and
+ * a first line whose paste lost the prefix's '[' (`rank4]: …`), vLLM v1's worker prefix `(VllmWorker rank=1 pid=2978)`, Ray's
+ * actor prefix when the actor's repr carries its rank (NeMo-RL's `(MegatronPolicyWorker[rank=107] pid=3340050, ip=10.1.107.221)`:
+ * Ray prints the actor's __repr__ before pid), and
  * Open MPI's `mpirun --tag-output` prefix `[1,3]<stderr>:` (the job id, then the MPI_COMM_WORLD rank; Horovod's
  * mpirun launcher sets it, and orterun/prterun's output filter writes `<stdout>`, `<stderr>` or `<stddiag>`). Process prefixes that print no rank
  * (`(EngineCore_0 pid=…)`, `(Worker_TP1 pid=…)`, `(RayWorkerWrapper pid=…)`) give none: a TP index is
@@ -10,7 +12,7 @@
  */
 
 /** A rank prefix near the start of a line, with whatever launcher noise comes before it. */
-const PREFIX = /^(?:.{0,120}?)\[(?:rank|default)(\d+)\]:\s?|^(?:rank|default)(\d+)\]:\s?|^\([\w.-]+ rank=(\d+) pid=\d+[^)]*\)\s?|^\[\d+,(\d+)\]<std(?:out|err|diag)>:\s?/;
+const PREFIX = /^(?:.{0,120}?)\[(?:rank|default)(\d+)\]:\s?|^(?:rank|default)(\d+)\]:\s?|^\([\w.-]+(?: rank=|\[rank=)(\d+)\]? pid=\d+[^)]*\)\s?|^\[\d+,(\d+)\]<std(?:out|err|diag)>:\s?/;
 
 export interface RankedLine {
   /** The global rank named by the prefix, when there is one. */
