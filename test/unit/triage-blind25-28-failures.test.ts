@@ -270,3 +270,24 @@ describe("Ray's actor prefix with the rank in the actor's repr", () => {
     expect(root(log)).toMatchObject({ kind: 'hang', rank: 42 });
   });
 });
+
+describe("an exception inside a logging handler", () => {
+  it('takes the user frame from the "Call stack:" of the program\'s logging call', () => {
+    const log = [
+      '--- Logging error ---',
+      'Traceback (most recent call last):',
+      '  File "/opt/py311/lib/python3.11/logging/__init__.py", line 1113, in emit',
+      '    stream.write(msg + self.terminator)',
+      "UnicodeEncodeError: 'charmap' codec can't encode character '\\u2713' in position 12: character maps to <undefined>",
+      'Call stack:',
+      '  File "/home/li/seg/tools/train.py", line 88, in <module>',
+      '    main()',
+      '  File "/home/li/seg/tools/train.py", line 71, in main',
+      "    log.info('epoch done ✓')",
+      "Message: 'epoch done ✓'",
+      'Arguments: ()',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: true });
+    expect(root(log)?.userFrames[0]).toMatchObject({ file: '/home/li/seg/tools/train.py', line: 71, function: 'main' });
+  });
+});

@@ -570,6 +570,19 @@ export const otherFailure: Signature = {
         const rank = rootCauseRank(line);
         if (rank !== undefined) f.rank = rank;
       }
+      // An exception inside a logging handler (logging.Handler.handleError: "--- Logging error ---", the traceback, then
+      // "Call stack:" with the frames of the program's logging call, then "Message: …" and "Arguments: …"): the call stack
+      // is where the program was, outside the handler's own frames.
+      if (/^\s*Call stack:\s*$/.test(line.next(1) ?? '')) {
+        const stack: string[] = [];
+        for (let k = 2; k <= 200; k++) {
+          const next = line.next(k);
+          if (next === undefined || /^\s*Message: /.test(next) || !isTracebackBody(next)) break;
+          stack.push(next);
+        }
+        const callStack = framesOf(stack);
+        if (callStack.length > 0) f.frames = [...callStack, ...line.frames()];
+      }
       if (f.rank === undefined) {
         const spawned = spawnRankAbove(line);
         if (spawned !== undefined) f.rank = spawned;
