@@ -182,3 +182,17 @@ describe("TensorFlow's op failure status logged at warning level", () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
   });
 });
+
+describe("llama.cpp/ggml's CANN backend aborting on EL0004", () => {
+  it("reads EL0004 beside GGML_ABORT's ggml-cann.cpp line as a runtime-abort on the NPU, and torch_npu's as catchable", () => {
+    const log = [
+      '/build/llama.cpp/ggml/src/ggml-cann/ggml-cann.cpp:71: CANN error',
+      'E CANN error: EL0004: 2025-06-02-08:11:40.102.331 Failed to allocate memory.',
+      '        Possible Cause: Available memory is insufficient.',
+      '        Solution: Close applications not in use.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'npu', catchable: false });
+    const torchNpu = ['RuntimeError: NPU function error: aclrtMalloc, error code is 207001', 'EL0004: [PID: 2231] 2025-06-02-08:11:40.102.331 Failed to allocate memory.', '        Possible Cause: Available memory is insufficient.'].join('\n');
+    expect(root(torchNpu)).toMatchObject({ kind: 'catchable-oom', platform: 'npu', catchable: true });
+  });
+});

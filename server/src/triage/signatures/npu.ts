@@ -100,6 +100,9 @@ const RESOURCE_SIZE = /\bFailed to allocate resource\[DeviceMemory\] with info \
 /** The trace naming HCCL's communication resources as what was being allocated ("… fails to invoke the HcclAllocComResourceByTiling function of the hccl module"). */
 const HCCL_RESOURCE = /\bHcclAllocComResource\w*|\bfunction of the hccl module\b/;
 
+/** GGML_ABORT's line from ggml's CANN backend ("/path/ggml/src/ggml-cann/ggml-cann.cpp:65: CANN error"). */
+const GGML_CANN_ABORT = /\bggml-cann\.cpp:\d+: CANN error\b/;
+
 const ascendRuntime: Signature = {
   id: 'ascend-memory-allocation-failure',
   platform: 'npu',
@@ -131,6 +134,25 @@ const ascendRuntime: Signature = {
       if (aboveRank === undefined && /NPU function error|error code is/.test(prev)) aboveRank = line.previousRank(k);
     }
     const ownRank = rank ?? aboveRank;
+    // llama.cpp/ggml's CANN backend aborts on a failed ACL call (ggml-cann.cpp ggml_cann_error: "CANN error: <message>", then
+    // GGML_ABORT's "<path>/ggml-cann.cpp:N: CANN error"), as its CUDA backend does: GGML_ABORT's line is printed around the code.
+    let ggmlAbort = false;
+    for (let k = 1; k <= 3 && !ggmlAbort; k++) ggmlAbort = GGML_CANN_ABORT.test(line.previous(k) ?? '') || GGML_CANN_ABORT.test(line.next(k) ?? '');
+    if (ggmlAbort && !hccl) {
+      return {
+        signature: 'ascend-memory-allocation-failure',
+        role: 'failure',
+        kind: 'runtime-abort',
+        platform: 'npu',
+        catchable: false,
+        summary: 'llama.cpp/ggml aborted: Ascend NPU memory allocation failure (EL0004)' + (requested !== undefined ? `: ${formatBytes(requested)} requested` : ''),
+        explanation: 'The CANN runtime could not allocate device memory, and ggml\'s CANN backend checks every ACL call and aborts the process when one fails, so nothing could catch it.',
+        ...(device !== undefined && { device }),
+        ...(ownRank !== undefined && { rank: ownRank }),
+        numbers: requested !== undefined ? { requestedBytes: requested } : {},
+        fixes: [shrinkPeak('what llama.cpp keeps on the NPU (offloaded layers -ngl, context size -c, batch)')],
+      };
+    }
     return {
       signature: 'ascend-memory-allocation-failure',
       role: 'failure',
