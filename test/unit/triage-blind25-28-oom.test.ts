@@ -196,3 +196,15 @@ describe("llama.cpp/ggml's CANN backend aborting on EL0004", () => {
     expect(root(torchNpu)).toMatchObject({ kind: 'catchable-oom', platform: 'npu', catchable: true });
   });
 });
+
+describe("ggml's Vulkan backend failing a device allocation", () => {
+  it('reads the logged request as a catchable OOM, over a crash on the error path after it', () => {
+    const log = [
+      'ggml_vulkan: Device memory allocation of size 2147483648 failed.',
+      'ggml_vulkan: vk::Device::allocateMemory: ErrorOutOfDeviceMemory',
+      'free(): double free detected in tcache 2',
+      'Aborted (core dumped)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', catchable: true, requestedBytes: 2147483648 });
+  });
+});

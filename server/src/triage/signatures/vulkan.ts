@@ -1,4 +1,6 @@
 /**
+ * Vulkan's device memory allocations failing, as programs print them.
+ *
  * A failed vkAllocateMemory reported by the call's name and its VkResult as a number (the Vulkan specification's
  * vkAllocateMemory: VK_ERROR_OUT_OF_DEVICE_MEMORY = -2, VK_ERROR_OUT_OF_HOST_MEMORY = -1; "vkAllocateMemory failed -2",
  * "Failure in vkAllocateMemory at 191 src/mvulkan.cpp ErrCode=-2"), which the Vulkan-Hpp names and VK_ERROR_ constants of
@@ -6,6 +8,7 @@
  * name for device memory (Vulkan names no vendor), host memory for -1. Its other results (an invalid external handle,
  * too many objects) are not memory running out and are left.
  */
+import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
 import { platformNear } from './otherOom';
 import type { Signature } from './types';
@@ -41,4 +44,38 @@ const allocateMemory: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [allocateMemory];
+/**
+ * ggml's Vulkan backend logging a device allocation it could not get (ggml-vulkan.cpp ggml_vk_create_buffer: "ggml_vulkan: Device
+ * memory allocation of size N failed.", then the vk::OutOfDeviceMemoryError's "ggml_vulkan: vk::Device::allocateMemory:
+ * ErrorOutOfDeviceMemory"): the exception goes back to the caller (the buffer allocation fails), a catchable-oom with the
+ * request. Read in the streaming scan, so it is the log's failure even when a crash on the error path follows it (a double
+ * free while freeing the half-built buffers), which the tail pass would otherwise take as the last failure.
+ */
+const GGML_VULKAN_ALLOC = /\bggml_vulkan: Device memory allocation of size (\d+) failed\b/;
+
+const ggmlVulkanAlloc: Signature = {
+  id: 'ggml-vulkan-alloc',
+  platform: 'cpu',
+  needles: ['Device memory allocation of size'],
+  match(line) {
+    const m = GGML_VULKAN_ALLOC.exec(line.content);
+    if (!m) return undefined;
+    const requested = Number(m[1]);
+    const platform = platformNear(line);
+    return {
+      signature: 'ggml-vulkan-alloc',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform,
+      catchable: true,
+      summary: `Out of memory: ggml's Vulkan backend could not allocate ${formatBytes(requested)} of device memory${platform === 'cpu' ? '' : ` on ${platform}`}`,
+      explanation: 'The Vulkan driver refused a device memory allocation for a ggml buffer (weights, KV cache or compute buffer) with VK_ERROR_OUT_OF_DEVICE_MEMORY; ggml throws it back to the code that asked for the buffer.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: { requestedBytes: requested },
+      fixes: [{ id: 'ggml-fewer-layers', title: 'Offload fewer layers (-ngl), shrink the context (-c) or the micro-batch (-ub), or quantize the KV cache', rationale: 'The weights, the KV cache and the compute buffers all live in device memory.' }],
+      ...(/ErrorOutOfDeviceMemory/.test(line.next(1) ?? '') && { extraLines: [1] }),
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [allocateMemory, ggmlVulkanAlloc];
