@@ -208,3 +208,13 @@ describe("ggml's Vulkan backend failing a device allocation", () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', catchable: true, requestedBytes: 2147483648 });
   });
 });
+
+describe("TensorFlow's OOM hint behind a glog prefix", () => {
+  it("reads torch_xla's XRT client logging the hint line by line as a catchable OOM on the TPU", () => {
+    const log = [
+      '2021-02-17 18:44:02.331207: E    4410 tensorflow/compiler/xla/xla_client/xla_util.cc:76] \t [[{{node XRTExecute}}]]',
+      '2021-02-17 18:44:02.331219: E    4410 tensorflow/compiler/xla/xla_client/xla_util.cc:76] Hint: If you want to see a list of allocated tensors when OOM happens, add report_tensor_allocations_upon_oom to RunOptions for current allocation info.',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', catchable: true });
+  });
+});

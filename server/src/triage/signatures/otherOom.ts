@@ -405,7 +405,9 @@ export const tfOomHint: Signature = {
   platform: 'cuda',
   needles: ['allocated tensors when OOM happens'],
   match(line) {
-    if (!/^\s*Hint: If you want to see a list of allocated tensors when OOM happens/.test(line.content)) return undefined;
+    // Also behind the glog prefix torch_xla's XRT client logs the status with, one line per line of it ("2020-11-06
+    // 09:05:12.060282: E    1335 tensorflow/compiler/xla/xla_client/xla_util.cc:76] Hint: …", xla_util.cc ReportComputationError).
+    if (!/^(?:\s*|.*\.cc:\d+\]\s*)Hint: If you want to see a list of allocated tensors when OOM happens/.test(line.content)) return undefined;
     let platform = platformNear(line, 12, 2);
     for (let k = 1; k <= 4; k++) if (/\bXRT\w*|\bTPU\b/.test(line.previous(k) ?? '')) platform = 'xla-tpu';
     return {
