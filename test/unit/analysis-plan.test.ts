@@ -33,6 +33,19 @@ describe('seed 003 planned memory per card', () => {
   }
 });
 
+describe('GPU truth for generate (H200, docs/GPU-RESULTS.md, sixth session)', () => {
+  // torch.cuda.max_memory_allocated of hf_llama_generate.py (bf16 weights, 256 new tokens) on an H200.
+  const truth: Array<[number, number, number]> = [[8, 1024, 3_313_900_544], [2, 4000, 3_300_738_048], [32, 512, 4_121_566_208]];
+  for (const [batch, seq, measured] of truth) {
+    it(`batch ${batch}, prompt ${seq}: within 5% of the measured peak`, async () => {
+      const { file, text } = fixture('hf_llama_generate.py');
+      const { plan } = await analyzeText(file, withDefault(withDefault(text, 'batch-size', batch), 'seq-len', seq));
+      expect(plan?.breakdown.some((b) => b.key === 'kvCache')).toBe(true);
+      expect(Math.abs(plan!.allocatedPeakBytes / measured - 1)).toBeLessThan(0.05);
+    });
+  }
+});
+
 describe('GPU truth (H200, bench/analysis-truth/measured-h200-2026-11-30.json)', () => {
   // Measured torch.cuda.max_memory_allocated of the same scripts on an H200 (docs/GPU-RESULTS.md).
   const truth: Array<[string, Record<string, number | string>, number]> = [
@@ -199,6 +212,17 @@ describe('facts and plans of real-style scripts', () => {
     expect(facts?.model?.value.ref).toBe('resnet34');
     // fp32 (no autocast): the H200 measurement of ResNet-34, per image, times the batch.
     expect(plan?.breakdown.find((b) => b.key === 'activations')?.bytes).toBe(33_290_096 * 64);
+  });
+
+  it('plans an inference script without gradients or optimizer states, and a training script with model.eval() as training', async () => {
+    const load = "from transformers import AutoModelForCausalLM\nimport torch\nmodel = AutoModelForCausalLM.from_pretrained('gpt2').to('cuda', torch.bfloat16)\n";
+    const inference = await analyzeText('/tmp/infer.py', `${load}model.eval()\nwith torch.no_grad():\n    out = model(ids)\n`);
+    expect(inference.facts?.weightDtype?.value).toBe('bf16');
+    expect(inference.plan?.breakdown.map((b) => b.key)).toEqual(['weights', 'activations', 'logits', 'runtimeOverhead', 'fragmentationMargin']);
+    expect(inference.plan?.assumptions.some((a) => a.startsWith('inference: model.eval()'))).toBe(true);
+    const training = await analyzeText('/tmp/train.py', `${load}opt = torch.optim.AdamW(model.parameters())\nmodel.eval()\nloss = model(ids).loss\nloss.backward()\n`);
+    expect(training.facts?.inference).toBeUndefined();
+    expect(training.plan?.breakdown.some((b) => b.key === 'optimizerStates')).toBe(true);
   });
 
   it("sizes torch.optim's other optimizers by their parameter-sized states", async () => {

@@ -97,6 +97,14 @@ export interface TrainingFacts {
    * workers that share one model and never build a communicator.
    */
   processGroup?: Located<string>;
+  /**
+   * The script runs the model without training it: a call that only inference makes (`model.eval()`,
+   * `torch.no_grad()`, `torch.inference_mode()`, `generate`, `pipeline`) and none that training makes
+   * (`backward`, `zero_grad`, `model.train()`, `trainer.train()`/`fit`, an optimizer).
+   */
+  inference?: Located<string>;
+  /** `model.generate(...)`: the KV cache grows to the prompt plus `max_new_tokens` (unknown: not counted). */
+  generate?: Located<{ maxNewTokens?: number }>;
   deepspeed?: Located<DeepSpeedConfigFact>;
   compile?: Located<string>;
   collectives: Array<Located<string>>;
@@ -140,6 +148,9 @@ const HF_OPTIM: Record<string, OptimizerKind> = {
   adamw_torch: 'adamw', adamw_torch_fused: 'adamw', adamw_hf: 'adamw', adamw_bnb_8bit: 'adam8bit', adamw_8bit: 'adam8bit',
   paged_adamw_8bit: 'adam8bit', paged_adamw_32bit: 'adamw', adafactor: 'adafactor', sgd: 'sgd', lion_32bit: 'lion',
 };
+const INFERENCE_CALLS = new Set(['eval', 'no_grad', 'inference_mode', 'generate', 'pipeline']);
+const TRAINING_CALLS = new Set(['backward', 'zero_grad', 'train', 'fit', 'TrainingArguments', 'SFTConfig', 'Seq2SeqTrainingArguments']);
+
 const COLLECTIVES = new Set([
   'all_reduce', 'all_gather', 'all_gather_into_tensor', 'all_gather_object', 'reduce_scatter', 'reduce_scatter_tensor',
   'broadcast', 'broadcast_object_list', 'barrier', 'all_to_all', 'all_to_all_single', 'reduce', 'gather', 'scatter', 'send', 'recv',
@@ -286,6 +297,10 @@ export function extractFacts(idx: PythonIndex, options: FactOptions): TrainingFa
   facts.imageSize ??= namedValue(IMAGE_NAMES);
   facts.tensorParallel ??= namedValue(TP_NAMES);
   facts.pipelineParallel ??= namedValue(PP_NAMES);
+  if (!facts.optimizer && !idx.calls.some((c) => TRAINING_CALLS.has(c.method) && !idx.isDeadSpan(c.startIndex, c.endIndex))) {
+    const inferenceCall = idx.calls.find((c) => INFERENCE_CALLS.has(c.method) && !idx.isDeadSpan(c.startIndex, c.endIndex));
+    if (inferenceCall) facts.inference = located(`${inferenceCall.calleeText}()`, inferenceCall.node);
+  }
   const launcher = launcherWorldSize(idx);
   if (launcher) facts.processGroup ??= { ...launcher, value: 'launcher line' };
   facts.worldSize ??= launcher ?? namedValue(WORLD_NAMES);
@@ -327,7 +342,7 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
   // Models.
   if (method === 'from_pretrained' && !MODEL_LOADER_EXCLUDE.some((x) => name.includes(x))) {
     const ref = idx.evalString(idx.positional(node, 0) ?? kw('pretrained_model_name_or_path'));
-    if (ref !== undefined) setModel(facts, modelFromRef(ref, options.baseDir), node);
+    if (ref !== undefined) setModel(idx, facts, modelFromRef(ref, options.baseDir), node);
     const dtype = precisionOf(idx, kw('torch_dtype') ?? kw('dtype'));
     if (dtype) facts.weightDtype = located(dtype, node);
     const attn = idx.evalString(kw('attn_implementation'));
@@ -335,7 +350,7 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
   } else if (method === 'from_config' || (['ForCausalLM', 'LMHeadModel', 'ForSequenceClassification', 'ForMaskedLM', 'ForImageClassification'].some((x) => method.endsWith(x)) || method === 'GPT' || method === 'Transformer')) {
     const configNode = idx.positional(node, 0) ?? kw('config');
     const model = configNode ? modelFromConfigNode(idx, configNode, options.baseDir) : undefined;
-    if (model) setModel(facts, model, node);
+    if (model) setModel(idx, facts, model, node);
     const attn = idx.evalString(kw('attn_implementation'));
     if (attn) facts.attention = located(attn.startsWith('flash') ? 'flash' : attn === 'eager' ? 'eager' : 'sdpa', node);
     const dtype = precisionOf(idx, kw('torch_dtype') ?? kw('dtype'));
@@ -343,16 +358,13 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
   } else if (name === 'timm.create_model' || name.startsWith('torchvision.models.') || torchvisionByName(idx, node) !== undefined) {
     const ref = name === 'timm.create_model' ? idx.evalString(idx.positional(node, 0)) : torchvisionByName(idx, node) ?? method;
     const found = ref ? findModel(ref) : undefined;
-    if (ref && found) setModel(facts, { ref, origin: 'catalog', shape: found.shape }, node);
+    if (ref && found) setModel(idx, facts, { ref, origin: 'catalog', shape: found.shape }, node);
   }
 
   // Precision.
   if ((method === 'to' || method === 'bfloat16' || method === 'half') && facts.modelVariable) {
     const object = node.childForFieldName('function')?.childForFieldName('object');
-    if (object?.text === facts.modelVariable) {
-      const dtype = method === 'to' ? precisionOf(idx, kw('dtype') ?? idx.positional(node, 0)) : method === 'half' ? 'fp16' : 'bf16';
-      if (dtype) facts.weightDtype = located(dtype, node);
-    }
+    if (object?.text === facts.modelVariable) castWeights(idx, facts, node, method);
   }
   if (method === 'autocast' && idx.evaluate(kw('enabled')) !== false) {
     const dtype = precisionOf(idx, kw('dtype')) ?? 'fp16';
@@ -481,6 +493,11 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
     facts.processGroup ??= located(method, node);
   }
 
+  if (method === 'generate') {
+    const maxNewTokens = idx.evalNumber(kw('max_new_tokens'));
+    facts.generate ??= located(maxNewTokens === undefined ? {} : { maxNewTokens }, node);
+  }
+
   // Collectives and cache calls.
   if ((name.startsWith('torch.distributed.') || name.startsWith('deepspeed.comm.')) && COLLECTIVES.has(method)) facts.collectives.push(located(method, node));
   if (method === 'empty_cache' && !name.includes('mps')) facts.emptyCache.push(located(name, node));
@@ -512,7 +529,7 @@ function localModel(idx: PythonIndex, facts: TrainingFacts): void {
     if (params !== undefined && (!best || params > best.params)) best = { call, params };
   }
   if (!best) return;
-  setModel(facts, {
+  setModel(idx, facts, {
     ref: `${best.call.calleeText}(...)`,
     origin: 'local-class',
     shape: {
@@ -570,14 +587,26 @@ function torchvisionByName(idx: PythonIndex, call: Node): string | undefined {
   return idx.evalString(key);
 }
 
-function setModel(facts: TrainingFacts, model: ModelFact, node: Node): void {
+/** `model.to(torch.bfloat16)`, `model.half()`, `model.bfloat16()`: the weights' dtype from then on. */
+function castWeights(idx: PythonIndex, facts: TrainingFacts, call: Node, method: string): void {
+  // `.to(dtype)`, `.to(device, dtype)` or `.to(dtype=...)`.
+  const toDtype = (): Precision | undefined => precisionOf(idx, idx.kwarg(call, 'dtype')) ?? precisionOf(idx, idx.positional(call, 0)) ?? precisionOf(idx, idx.positional(call, 1));
+  const dtype = method === 'to' ? toDtype() : method === 'half' ? 'fp16' : method === 'bfloat16' ? 'bf16' : undefined;
+  if (dtype) facts.weightDtype = located(dtype, call);
+}
+
+function setModel(idx: PythonIndex, facts: TrainingFacts, model: ModelFact, node: Node): void {
   // A later load the catalog cannot size (`GPT.from_pretrained(init_from)` on a branch we cannot
   // decide) must not hide a model whose size is known.
   if (facts.model?.value.shape && !model.shape) return;
   facts.model = located(model, node);
-  // `model = Auto...from_config(cfg).cuda()`: climb the call chain to the assignment.
+  // `model = Auto...from_config(cfg).to('cuda', torch.bfloat16)`: climb the call chain to the
+  // assignment, reading the casts on the way (they run before any later `model.to(...)` is seen).
   let top: Node = node;
-  while (top.parent && (top.parent.type === 'attribute' || top.parent.type === 'call')) top = top.parent;
+  while (top.parent && (top.parent.type === 'attribute' || top.parent.type === 'call')) {
+    top = top.parent;
+    if (top.type === 'call') castWeights(idx, facts, top, top.childForFieldName('function')?.childForFieldName('attribute')?.text ?? '');
+  }
   const assignment = top.parent?.type === 'assignment' ? top.parent.childForFieldName('left') : undefined;
   if (assignment) facts.modelVariable = assignment.text;
 }

@@ -23,7 +23,7 @@ export interface PlanItem {
 
 export type PlanKey =
   | 'weights' | 'gradients' | 'optimizerStates' | 'masterWeights' | 'optimizerStepTemp' | 'autocastWeightCopies'
-  | 'ddpBuckets' | 'shardGather' | 'activations' | 'logits' | 'commBuffers' | 'runtimeOverhead' | 'fragmentationMargin';
+  | 'ddpBuckets' | 'shardGather' | 'activations' | 'logits' | 'kvCache' | 'commBuffers' | 'runtimeOverhead' | 'fragmentationMargin';
 
 export interface MemoryPlan {
   device: DeviceSpec;
@@ -176,7 +176,7 @@ function activationTerms(
     logitsForward = (upcast ? d + 8 : 2 * d) * elements;
     logitsBackward = (upcast ? d + 12 : 4 * d) * elements;
     logitsHeld = d * elements;
-    logitsNote = `${batch} x ${seq} x vocab ${shape.vocab} (${upcast ? 'upcast to fp32 for the loss' : 'loss in ' + compute})`;
+    logitsNote = `${batch} x ${seq} x vocab ${shape.vocab} (${facts.inference ? compute : upcast ? 'upcast to fp32 for the loss' : 'loss in ' + compute})`;
   }
   const activationNote = checkpointed
     ? `checkpointed: ${layersOnCard} layer inputs of ${batch} x ${seq} x ${shape.hidden} (${attention} attention)`
@@ -237,6 +237,12 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
       onCard = params;
       trainable = params;
     }
+    // Inference keeps no gradients, optimizer states or saved activations.
+    const inference = facts.inference !== undefined;
+    if (inference) {
+      trainable = 0;
+      notes.push(`inference: ${facts.inference!.value} and no backward, optimizer or train() call, so no gradients or optimizer states`);
+    }
     const s = lay.sharding;
     const shardWeights = s === 'zero3' || s === 'fsdp-full' || s === 'fsdp-hybrid' ? lay.dp : 1;
     const shardGrads = s === 'zero2' || s === 'zero3' || s === 'fsdp-full' || s === 'fsdp-grad-op' || s === 'fsdp-hybrid' ? lay.dp : 1;
@@ -257,7 +263,7 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
 
     const opt = facts.optimizer?.value;
     const kind = opt?.kind ?? 'adamw';
-    if (!opt) notes.push('optimizer not found: assumed AdamW');
+    if (!opt && !inference) notes.push('optimizer not found: assumed AdamW');
     const stateDtypeBytes = master ? 4 : wBytes;
     const statesPerParam = kind === 'adam8bit' ? 2 : kind === 'adafactor' ? 0.05 * stateDtypeBytes : (opt?.stateCopies ?? STATE_COPIES[kind]) * stateDtypeBytes;
     const masterPerParam = master ? 4 : 0;
@@ -314,13 +320,15 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
           { copies: headCast, copiesNote: "the head's cast, saved for backward", activations: act.activations, activationNote: act.activationNote, logits: act.logitsBackward, logitsNote: `${act.logitsNote}, when backward starts` },
           { copies: headCast + layerCast, copiesNote: "the head's cast and the recomputed layer's", activations: act.activations + act.recomputedLayer, activationNote: `${act.activationNote}, one layer recomputed`, logits: act.logitsHeld, logitsNote: `${act.logitsNote}, the logits the model output holds` },
         ]
-      : [{ copies: autocastCopies, copiesNote: 'casts of every matmul weight, cached by autocast and saved for backward', activations: act.activations, activationNote: act.activationNote, logits: act.logitsBackward, logitsNote: `${act.logitsNote}, when backward starts` }];
+      : inference
+        ? [{ copies: autocastCopies, copiesNote: 'casts of every matmul weight, cached while autocast is on', ...inferenceActivations(shape, facts, compute, notes), ...inferenceLogits(act, tshape, facts, lay.tp) }]
+        : [{ copies: autocastCopies, copiesNote: 'casts of every matmul weight, cached by autocast and saved for backward', activations: act.activations, activationNote: act.activationNote, logits: act.logitsBackward, logitsNote: `${act.logitsNote}, when backward starts` }];
     const total = (c: Candidate): number => c.copies + c.activations + c.logits;
     const fwd = candidates.reduce((a, b) => (total(b) > total(a) ? b : a));
     const forward = base + total(fwd);
     // The optimizer step runs while the loop still holds the last model output (and its logits).
     const step = steady + gradsBytes + stepTemp + act.logitsHeld;
-    const peakPhase = forward >= step ? 'forward' : 'optimizer-step';
+    const peakPhase = inference || forward >= step ? 'forward' : 'optimizer-step';
 
     const peakItems = items.filter((it) => it.key !== 'gradients' || peakPhase === 'optimizer-step' || accumulating);
     const pushPeak = (key: PlanKey, label: string, bytes: number, note: string): void => {
@@ -331,7 +339,8 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
     if (peakPhase === 'forward') {
       pushPeak('autocastWeightCopies', 'Autocast weight copies', fwd.copies, fwd.copiesNote);
       pushPeak('activations', 'Activations', fwd.activations, fwd.activationNote);
-      pushPeak('logits', 'Logits and loss', fwd.logits, fwd.logitsNote);
+      pushPeak('logits', inference ? 'Logits' : 'Logits and loss', fwd.logits, fwd.logitsNote);
+      if (tshape && facts.generate) pushPeak('kvCache', 'KV cache', ...kvCache(tshape, facts, layersOnCard, lay.tp, compute, notes));
     } else {
       pushPeak('optimizerStepTemp', 'Optimizer step temporaries', stepTemp, 'foreach AdamW keeps sqrt(exp_avg_sq) for every parameter during step()');
       pushPeak('logits', 'Logits held by the model output', act.logitsHeld, act.logitsNote);
@@ -369,6 +378,45 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
     if (!best || plan.perCardBytes > best.perCardBytes) best = plan;
   }
   return best;
+}
+
+/**
+ * Without autograd a forward holds one layer's tensors at a time, and the MLP is its widest point: the
+ * residual input and its normed copy, then the MLP's outputs (gate, up and their product; fc and its
+ * activation). For models known only by a training measurement, nothing is estimated.
+ */
+function inferenceActivations(shape: ModelShape, facts: TrainingFacts, compute: Precision, notes: string[]): { activations: number; activationNote: string } {
+  if (shape.kind === 'opaque') {
+    notes.push('activations of a forward without autograd are not estimated for this model');
+    return { activations: 0, activationNote: '' };
+  }
+  const batch = facts.batchSize?.value ?? 1;
+  const seq = shape.tokensPerSample ?? facts.seqLen?.value ?? (shape.learnedPositions > 0 ? shape.learnedPositions : 2048);
+  const d = bytesOf(compute);
+  const tp = Math.max(1, facts.tensorParallel?.value ?? 1);
+  const perToken = 2 * d * shape.hidden + (shape.mlp === 'gated' ? 3 : 2) * d * shape.intermediate / tp;
+  return { activations: perToken * batch * seq, activationNote: `one layer's MLP at a time (no autograd): ${batch} x ${seq} tokens` };
+}
+
+/**
+ * A plain forward returns logits for every position; `generate` asks for the last position only
+ * (`logits_to_keep`, transformers 4.45 and later) and keeps an fp32 copy of them.
+ */
+function inferenceLogits(act: ActivationTerms, s: TransformerShape | undefined, facts: TrainingFacts, tp: number): { logits: number; logitsNote: string } {
+  if (!facts.generate || !s?.causalLm) return { logits: act.logitsHeld, logitsNote: `${act.logitsNote}, the output of one forward` };
+  const batch = facts.batchSize?.value ?? 1;
+  return { logits: (batch * s.vocab * (bytesOf(facts.autocast?.value ?? facts.weightDtype?.value ?? 'fp32') + 4)) / tp, logitsNote: `${batch} x vocab ${s.vocab}: the last position's logits and generate's fp32 copy` };
+}
+
+/** K and V of every layer on the card for the prompt plus the generated tokens, in the compute dtype. */
+function kvCache(s: TransformerShape, facts: TrainingFacts, layersOnCard: number, tp: number, compute: Precision, notes: string[]): [number, string] {
+  const batch = facts.batchSize?.value ?? 1;
+  const prompt = facts.seqLen?.value ?? 0;
+  const generated = facts.generate?.value.maxNewTokens;
+  if (generated === undefined) notes.push("generate's max_new_tokens not found: the KV cache counts the prompt only");
+  const positions = prompt + (generated ?? 0);
+  const bytes = 2 * layersOnCard * (s.kvHeads * s.headDim / tp) * batch * positions * bytesOf(compute);
+  return [bytes, `${layersOnCard} layers x K and V x ${batch} x ${positions} positions x ${s.kvHeads} KV heads x ${s.headDim} (${compute})`];
 }
 
 function fmtCount(n: number): string {
