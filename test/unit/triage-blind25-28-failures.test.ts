@@ -291,3 +291,16 @@ describe("an exception inside a logging handler", () => {
     expect(root(log)?.userFrames[0]).toMatchObject({ file: '/home/li/seg/tools/train.py', line: 71, function: 'main' });
   });
 });
+
+describe("GHC's compile error", () => {
+  it('reads it as a build failure, on cuda when the path is a PTX back end', () => {
+    const log = [
+      '[12 of 30] Compiling Numeric.Kernels.PTX.Codegen ( src/Numeric/Kernels/PTX/Codegen.hs, dist/build/Numeric/Kernels/PTX/Codegen.o )',
+      '',
+      'src/Numeric/Kernels/PTX/Codegen.hs:58:11: error:',
+      "    • Couldn't match expected type ‘Int’ with actual type ‘Word32’",
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root("app/Main.hs:7:1: error:\n    Could not find module ‘Data.Text’")).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
+  });
+});

@@ -303,6 +303,12 @@ const XNU_GPU_PANIC_STRING = /^\s*"[^"]+"\s*@(?:IOGPU|AGX)\w*\.(?:cpp|c|mm?):\d+
  */
 const JCL_EXCEPTION = /^\s*Exception class: (E[A-Z]\w*)\s*$/;
 /**
+ * GHC's compile error ("src/Data/Foo.hs:106:23: error:" over its bullet points; a Template Haskell splice that threw reports
+ * "• Exception when trying to run compile-time code:" under it): the build failed. A path under LLVM/PTX or a word for
+ * NVIDIA's libdevice/NVVM names CUDA (accelerate-llvm-ptx compiling its kernels).
+ */
+const GHC_ERROR = /^\s*(\S+\.l?hs):(\d+):(\d+): error:/;
+/**
  * Slurm's PMIx plugin handing on an error the PMIx server reported for the job's processes (src/plugins/mpi/pmix
  * pmixp_client_v2.c/_v1.c _errhandler: "mpi/pmix_v4: _errhandler: <node> [<nodeid>]: pmixp_client_v2.c:211: Error handler
  * invoked: status = -61, source = [slurm.pmix.<job>.<step>:<rank>]"): a process of the step aborted or lost its connection.
@@ -522,6 +528,8 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   if (jcl && jcl[1] !== 'EOutOfMemory') {
     return { name: `a Delphi exception, ${jcl[1]} (JclDebug's report)`, platform: 'cpu', what: `the ${jcl[1]} and the first frame of the program's own units in the stack under the report${jcl[1] === 'EOutOfResources' ? ' (EOutOfResources is a failed GDI or window-handle call: a bitmap too large, handles leaked)' : ''}`, catchable: true };
   }
+  const ghc = GHC_ERROR.exec(text);
+  if (ghc) return { name: `GHC failed to compile ${ghc[1]} (line ${ghc[2]})`, ...(/[\\/]PTX[\\/]|\blibdevice\b|\bNVVM\b/i.test(text) && { platform: 'cuda' as const }), what: 'the compile error under the file and line GHC names (a Template Haskell splice that threw at compile time says why below it); a build failure, not memory', catchable: false };
   const pmix = SLURM_PMIX_ERROR.exec(text);
   if (pmix) return { name: `Slurm's PMIx plugin reported an error in the job step (status ${pmix[1]})`, what: 'the processes of the step that ended first (their own output, sacct\'s exit codes): the PMIx error is Slurm seeing them abort or drop their connection; not memory', catchable: false };
   if (XNU_PANIC.test(text)) return { name: `the macOS kernel panicked (${quote(text)})`, ...(/\bIOGPU|\bAGX/.test(text) && { platform: 'mps' as const }), what: 'the panic report: the kernel extension it names (IOGPU/AGX is the GPU driver), not the program' };

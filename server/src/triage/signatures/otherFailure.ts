@@ -127,7 +127,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // nativeFailure's fMHA architecture guard, DeepSpeed's GEMM status, PyTorch's device check, ggml's GPU start, Ray's dead node.
   'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors to be on the same device', 'ggml_cuda_init: failed', 'node it was running on is dead',
   // A macOS GPU driver's panic string, JclDebug's exception report, Slurm's PMIx plugin error (nativeFailure).
-  '@(?:IOGPU|AGX)\\w*\\.(?:cpp|c|mm?):\\d', 'Error handler invoked: status',
+  '\\.l?hs:\\d+:\\d+: error:', '@(?:IOGPU|AGX)\\w*\\.(?:cpp|c|mm?):\\d', 'Error handler invoked: status',
   // Horovod's stall inspector (otherFailure's HOROVOD_STALL).
   'waiting for remainder of ranks',
   // A Node package manager's script killed by SIGKILL (cpu.ts tailHostKill).
@@ -425,7 +425,7 @@ export const otherFailure: Signature = {
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'encountered in DataLoader worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
     'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'waitForInput: socket', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
     'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line ',
-    ' error: ', 'CANCELLED AT ', '@IOGPU', '@AGX', 'Error handler invoked', 'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors', 'ggml_cuda_init: failed', 'node it was running on is dead', 'waiting for remainder of ranks', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
+    ' error: ', ': error:', 'CANCELLED AT ', '@IOGPU', '@AGX', 'Error handler invoked', 'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors', 'ggml_cuda_init: failed', 'node it was running on is dead', 'waiting for remainder of ranks', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
