@@ -220,6 +220,11 @@ describe('facts and plans of real-style scripts', () => {
     expect(inference.facts?.weightDtype?.value).toBe('bf16');
     expect(inference.plan?.breakdown.map((b) => b.key)).toEqual(['weights', 'activations', 'logits', 'runtimeOverhead', 'fragmentationMargin']);
     expect(inference.plan?.assumptions.some((a) => a.startsWith('inference: model.eval()'))).toBe(true);
+    // Over capacity, the advice is about the weights, not gradient checkpointing.
+    const big = await analyzeText('/tmp/infer.py', `${load.replace("'gpt2'", "'meta-llama/Llama-3.1-70B'")}model.eval()\n`, 'A100-40GB');
+    const hr001 = big.findings.find((f) => f.rule === 'HR001');
+    expect(hr001?.fix).toContain('8-bit');
+    expect(hr001?.codeFix).toBeUndefined();
     const training = await analyzeText('/tmp/train.py', `${load}opt = torch.optim.AdamW(model.parameters())\nmodel.eval()\nloss = model(ids).loss\nloss.backward()\n`);
     expect(training.facts?.inference).toBeUndefined();
     expect(training.plan?.breakdown.some((b) => b.key === 'optimizerStates')).toBe(true);

@@ -19,9 +19,15 @@ export const rule: Rule = {
     const over = ratio > 1;
     const largest = [...plan.breakdown].sort((a, b) => b.bytes - a.bytes)[0];
     const hfModel = ['from_pretrained', 'from_config', 'ForCausalLM'].some((w) => facts.model!.evidence.includes(w));
-    const canCheckpoint = facts.checkpointing?.value !== true && hfModel && facts.modelVariable !== undefined;
+    const canCheckpoint = facts.checkpointing?.value !== true && hfModel && facts.modelVariable !== undefined && !facts.inference;
     const suggestion =
-      largest?.key === 'activations' || largest?.key === 'logits'
+      facts.inference
+        ? largest?.key === 'kvCache'
+          ? 'lower the batch or max_new_tokens, or quantize the KV cache'
+          : largest?.key === 'weights'
+            ? 'load the weights in bf16, 8-bit or 4-bit, or split them over GPUs (device_map="auto", tensor parallelism)'
+            : 'lower the batch or the sequence length'
+        : largest?.key === 'activations' || largest?.key === 'logits'
         ? canCheckpoint ? 'enable gradient checkpointing, or lower the micro-batch/sequence and raise gradient accumulation' : 'lower the micro-batch or sequence length and raise gradient accumulation'
         : largest?.key === 'optimizerStates' || largest?.key === 'masterWeights'
           ? 'shard the optimizer state (ZeRO-1/2, FSDP), use an 8-bit optimizer, or offload it'
