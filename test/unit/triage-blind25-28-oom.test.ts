@@ -218,3 +218,13 @@ describe("TensorFlow's OOM hint behind a glog prefix", () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', catchable: true });
   });
 });
+
+describe("Haskell Accelerate's remote memory exhausted", () => {
+  it('reads the LRU manager running out of remote (device) memory as a catchable OOM on cuda', () => {
+    const log = [
+      '*** Internal error in package accelerate ***',
+      'src/Data/Array/Accelerate/Array/Remote/LRU.hs:241:40: (malloc): Remote memory exhausted',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+  });
+});

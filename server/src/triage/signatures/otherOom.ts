@@ -193,6 +193,9 @@ export const otherOom: Signature = {
     // ptxas is a host program: its own allocation failure ("ptxas fatal   : Memory allocation failure") is host memory,
     // though its name is a CUDA word for other failures.
     let platform = /\bptxas\b/.test(text) ? 'cpu' : platformNear(line);
+    // Haskell Accelerate's remote-memory manager (Data.Array.Accelerate.Array.Remote.LRU, "(malloc): Remote memory exhausted"):
+    // remote memory is the device's, and accelerate-llvm-ptx (NVIDIA's PTX) is the backend that uses it.
+    if (platform === 'cpu' && /\bRemote memory exhausted\b/.test(text) && /Data[./]Array[./]Accelerate[./]Array[./]Remote\b/.test(text)) platform = 'cuda';
     // TensorFlow's OOMs are the GPU's unless the lines around name a device (cuda.ts's reading of "OOM when allocating tensor").
     if (tfOpStatus && platform === 'cpu' && !/\bdevice:CPU:\d|\bcpu_allocator|\bCPU\b/.test(text)) platform = 'cuda';
     // gpuAssert prints cudaGetErrorString's words: CUDA's, unless the lines around it name another platform (a HIP port).
