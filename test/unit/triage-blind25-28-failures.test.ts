@@ -304,3 +304,13 @@ describe("GHC's compile error", () => {
     expect(root("app/Main.hs:7:1: error:\n    Could not find module ‘Data.Text’")).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
   });
 });
+
+describe("Python logging's CRITICAL record", () => {
+  it('reads the cookbook format and basicConfig\'s default as a catchable not-oom', () => {
+    const log = ['2022-05-03 08:14:55,902 - pipeline.align - INFO - 40 of 96 shards done', "2022-05-03 08:15:02,117 - pipeline.align - CRITICAL - shard 41 failed: bwa exited with status 1"].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+    expect(root('CRITICAL:scheduler:no worker came back after 3 retries')?.kind).toBe('not-oom');
+    // An INFO record is not a failure.
+    expect(root('2022-05-03 08:14:55,902 - pipeline.align - INFO - CRITICAL path computed')).toBeUndefined();
+  });
+});

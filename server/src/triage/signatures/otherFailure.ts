@@ -127,7 +127,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // nativeFailure's fMHA architecture guard, DeepSpeed's GEMM status, PyTorch's device check, ggml's GPU start, Ray's dead node.
   'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors to be on the same device', 'ggml_cuda_init: failed', 'node it was running on is dead',
   // A macOS GPU driver's panic string, JclDebug's exception report, Slurm's PMIx plugin error (nativeFailure).
-  '\\.l?hs:\\d+:\\d+: error:', '@(?:IOGPU|AGX)\\w*\\.(?:cpp|c|mm?):\\d', 'Error handler invoked: status',
+  '\\.l?hs:\\d+:\\d+: error:', ' - CRITICAL - ', 'CRITICAL:', '@(?:IOGPU|AGX)\\w*\\.(?:cpp|c|mm?):\\d', 'Error handler invoked: status',
   // Horovod's stall inspector (otherFailure's HOROVOD_STALL).
   'waiting for remainder of ranks',
   // A Node package manager's script killed by SIGKILL (cpu.ts tailHostKill).
@@ -179,6 +179,12 @@ const UNHANDLED_REJECTION = /^\s*Unhandled Rejection \(([A-Z]\w*)\): \S/;
 const OVERLAY_FRAME = /^\s*((?:[\w.@~-]+\/)*[\w.@-]+\.(?:[jt]sx?|mjs|cjs|vue|svelte)):(\d+)(?::\d+)?\s*$/;
 /** java.util.logging's error level as its SimpleFormatter prints a record ("<date> <class> <method>" over "SEVERE: message"). */
 const JUL_SEVERE = /^\s*SEVERE: \S/;
+/**
+ * Python logging's highest level, CRITICAL, in the two formats most programs use: the logging cookbook's "%(asctime)s -
+ * %(name)s - %(levelname)s - %(message)s" ("2019-09-27 14:12:07,314 - root - CRITICAL - Error in …") and basicConfig's default
+ * "%(levelname)s:%(name)s:%(message)s" ("CRITICAL:root:…"): the program's own word that it failed.
+ */
+const PY_LOG_CRITICAL = /^\s*\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3} - [\w.]+ - CRITICAL - \S|^\s*CRITICAL:[\w.]+:\S/;
 /**
  * A child's result as Python's subprocess reports it, in a repr or a JSON dump ("returncode": -11, CompletedProcess(…,
  * returncode=-6)): a negative returncode -N means the child was killed by signal N (POSIX). SIGKILL (9) is left to the
@@ -425,7 +431,7 @@ export const otherFailure: Signature = {
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'encountered in DataLoader worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
     'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'waitForInput: socket', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
     'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line ',
-    ' error: ', ': error:', 'CANCELLED AT ', '@IOGPU', '@AGX', 'Error handler invoked', 'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors', 'ggml_cuda_init: failed', 'node it was running on is dead', 'waiting for remainder of ranks', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
+    ' error: ', ': error:', 'CRITICAL', 'CANCELLED AT ', '@IOGPU', '@AGX', 'Error handler invoked', 'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors', 'ggml_cuda_init: failed', 'node it was running on is dead', 'waiting for remainder of ranks', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
@@ -492,6 +498,7 @@ export const otherFailure: Signature = {
       if (frames.length > 0) f.frames = frames;
       return f;
     }
+    if (PY_LOG_CRITICAL.test(text)) return base(line, 2, quote(text), true, [lookAtFailure('the CRITICAL record and what the program logged just before it')]);
     if (JUL_SEVERE.test(text)) return base(line, 2, quote(text), true, [lookAtFailure('the SEVERE record and the lines under it (java.util.logging\'s error level)')]);
     const spvm = SPVM_FRAME.exec(text);
     if (spvm) {
