@@ -228,3 +228,14 @@ describe("Haskell Accelerate's remote memory exhausted", () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
   });
 });
+
+describe('platform words for device allocation failures', () => {
+  it("reads the driver API's CUresult as CUDA's", () => {
+    expect(root('[memory_saver.cpp] CUresult error: 2 (out of memory)  file=csrc/core.cpp func=cu_mem_map line=77')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+  });
+
+  it("reads TensorFlow's ResourceExhaustedError with no device named as the GPU's, and a CPU one as the host's", () => {
+    expect(root('ResourceExhaustedError: failed to allocate memory')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+    expect(root('ResourceExhaustedError: failed to allocate memory for the CPU tensor')?.platform).toBe('cpu');
+  });
+});

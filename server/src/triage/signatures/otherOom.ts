@@ -30,6 +30,8 @@ const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${
 /** The line reports a failure (not advice, a setting or a warning). */
 const FAILURE_WORDS = /error|exception|fatal|fail|abort|\bF\d{4} |Check failed|^\s*\S+:\d+: /i;
 const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?Resource exhausted: /;
+/** TensorFlow's exception for the status ("ResourceExhaustedError: failed to allocate memory", errors_impl.ResourceExhaustedError). */
+const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
 const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not enough|insufficient)|\b(?:except|raise|catch|import)\b/i;
 /** A glog FATAL or CHECK: the process aborts. */
 const ABORTS_HERE = /^\s*F\d{4} |Check failed/;
@@ -94,8 +96,9 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // NCCL's own functions in a backtrace ("ncclShmOpen", "ncclProxyService"; RCCL keeps the names, and ROCm's words come first).
   // NVIDIA's GeForce GTX cards are often named without "GeForce" ("Using device: GTX 770 (type: DiscreteGpu)").
   // NVIDIA's PTX assembler (ptxas, which Triton and NVRTC run) is CUDA's toolchain; the NCCL backend by its lower-case name
-  // in code and test names (backend="nccl", "test_…_nccl"), not inside another word ("pynccl").
-  ['cuda', /CUDA|\bcuda|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bnccl[A-Z][a-z]\w*|\bptxas\b|(?<![A-Za-z])nccl(?![a-z])|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b/],
+  // in code and test names (backend="nccl", "test_…_nccl"), not inside another word ("pynccl"). The driver API's status type
+  // (CUresult, as torch_memory_saver's "CUresult error: 2 (out of memory)" prints it) is CUDA's.
+  ['cuda', /CUDA|\bcuda|\bCUresult\b|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bnccl[A-Z][a-z]\w*|\bptxas\b|(?<![A-Za-z])nccl(?![a-z])|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b/],
 ];
 
 /** The accelerator a text names (the first of PLATFORM_WORDS that matches), or undefined. */
@@ -196,8 +199,9 @@ export const otherOom: Signature = {
     // Haskell Accelerate's remote-memory manager (Data.Array.Accelerate.Array.Remote.LRU, "(malloc): Remote memory exhausted"):
     // remote memory is the device's, and accelerate-llvm-ptx (NVIDIA's PTX) is the backend that uses it.
     if (platform === 'cpu' && /\bRemote memory exhausted\b/.test(text) && /Data[./]Array[./]Accelerate[./]Array[./]Remote\b/.test(text)) platform = 'cuda';
-    // TensorFlow's OOMs are the GPU's unless the lines around name a device (cuda.ts's reading of "OOM when allocating tensor").
-    if (tfOpStatus && platform === 'cpu' && !/\bdevice:CPU:\d|\bcpu_allocator|\bCPU\b/.test(text)) platform = 'cuda';
+    // TensorFlow's OOMs (its op's status logged, or the ResourceExhaustedError raised) are the GPU's unless the lines around
+    // name a device (cuda.ts's reading of "OOM when allocating tensor").
+    if ((tfOpStatus || TF_EXHAUSTED_ERROR.test(text)) && platform === 'cpu' && !/\bdevice:CPU:\d|\bcpu_allocator|\bCPU\b/.test(text)) platform = 'cuda';
     // gpuAssert prints cudaGetErrorString's words: CUDA's, unless the lines around it name another platform (a HIP port).
     if (gpuAssert && platform === 'cpu') platform = 'cuda';
     // IPython's header names the type without its module ("OutOfMemoryError      Traceback (most recent call last)"): in a
