@@ -239,3 +239,10 @@ describe('platform words for device allocation failures', () => {
     expect(root('ResourceExhaustedError: failed to allocate memory for the CPU tensor')?.platform).toBe('cpu');
   });
 });
+
+describe("ggml failing to pin host memory for a reason that is not memory", () => {
+  it('reads a CUDA runtime status that is not out of memory as a not-oom on cuda, and out of memory still as an OOM', () => {
+    expect(root('ggml_cuda_host_malloc: failed to allocate 512.00 MiB of pinned memory: no CUDA-capable device is detected')).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(root('ggml_cuda_host_malloc: failed to allocate 512.00 MiB of pinned memory: out of memory')?.kind).toBe('catchable-oom');
+  });
+});

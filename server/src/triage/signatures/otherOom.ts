@@ -32,6 +32,7 @@ const FAILURE_WORDS = /error|exception|fatal|fail|abort|\bF\d{4} |Check failed|^
 const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?Resource exhausted: /;
 /** TensorFlow's exception for the status ("ResourceExhaustedError: failed to allocate memory", errors_impl.ResourceExhaustedError). */
 const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
+const GGML_PINNED = /\bggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory: (.+)$/;
 const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not enough|insufficient)|\b(?:except|raise|catch|import)\b/i;
 /** A glog FATAL or CHECK: the process aborts. */
 const ABORTS_HERE = /^\s*F\d{4} |Check failed/;
@@ -137,6 +138,26 @@ export const otherOom: Signature = {
     // allocate memory in static TLS block", often libgomp on aarch64): a loader limit, fixed by LD_PRELOAD or
     // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
     if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
+    // ggml's CUDA backend failing to pin host memory for a reason that is not memory (ggml-cuda.cu ggml_cuda_host_malloc: "failed
+    // to allocate 1012.00 MiB of pinned memory: " + cudaGetErrorString, e.g. cudaErrorSystemDriverMismatch's "system has
+    // unsupported display driver / cuda driver combination", cudaErrorNoDevice's "no CUDA-capable device is detected"): the
+    // CUDA runtime did not start, and ggml goes on with pageable memory. Not an OOM.
+    const pinned = GGML_PINNED.exec(text);
+    if (pinned && !/out of memory|memory allocation/i.test(pinned[1]!)) {
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        fallback: 'oom',
+        kind: 'not-oom',
+        platform: 'cuda',
+        catchable: true,
+        summary: `Not an OOM: ggml could not pin host memory because the CUDA runtime failed (${pinned[1]!.trim()})`,
+        explanation: 'ggml asked the CUDA runtime for pinned host memory and the call failed with a status that is not out of memory: the runtime or driver is not usable (a driver/runtime mismatch, no device). ggml falls back to pageable memory; memory did not run out.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: {},
+        fixes: [{ id: 'cuda-driver', title: 'Check the NVIDIA driver against the CUDA runtime the build uses (nvidia-smi; reinstall a matching driver, or a build for the installed CUDA)', rationale: 'The CUDA runtime reported a driver problem, not a lack of memory.' }],
+      };
+    }
     if (RAY_MEMORY_MONITOR.test(text)) return rayMemoryMonitor(line);
     const perl = PERL_NO_MEMORY.exec(text);
     if (perl) return perlOutOfMemory(line, perl[1] !== undefined ? Number(perl[1]) : undefined);
