@@ -246,3 +246,11 @@ describe("ggml failing to pin host memory for a reason that is not memory", () =
     expect(root('ggml_cuda_host_malloc: failed to allocate 512.00 MiB of pinned memory: out of memory')?.kind).toBe('catchable-oom');
   });
 });
+
+describe("SGLang's KV-cache pools running out", () => {
+  it("reads the scheduler's pool errors as a catchable OOM on the accelerator (cuda when none is named)", () => {
+    expect(root('RuntimeError: Prefill out of memory. Try to lower your batch size.')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', catchable: true });
+    expect(root('RuntimeError: alloc_req_slots runs out of memory. Please set a smaller number for `--max-running-requests`.')).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    expect(root(['[2025-03-02] HIP devices: 8 x gfx942', 'RuntimeError: Decode out of memory. Try to lower your batch size.'].join('\n'))?.platform).toBe('rocm');
+  });
+});

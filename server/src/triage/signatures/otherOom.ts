@@ -33,6 +33,7 @@ const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?
 /** TensorFlow's exception for the status ("ResourceExhaustedError: failed to allocate memory", errors_impl.ResourceExhaustedError). */
 const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
 const GGML_PINNED = /\bggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory: (.+)$/;
+const SGLANG_POOL = /\b(?:(?:Decode|Prefill) out of memory\. Try to lower your batch size|alloc_req_slots runs out of memory)\b/;
 const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not enough|insufficient)|\b(?:except|raise|catch|import)\b/i;
 /** A glog FATAL or CHECK: the process aborts. */
 const ABORTS_HERE = /^\s*F\d{4} |Check failed/;
@@ -220,6 +221,10 @@ export const otherOom: Signature = {
     // Haskell Accelerate's remote-memory manager (Data.Array.Accelerate.Array.Remote.LRU, "(malloc): Remote memory exhausted"):
     // remote memory is the device's, and accelerate-llvm-ptx (NVIDIA's PTX) is the backend that uses it.
     if (platform === 'cpu' && /\bRemote memory exhausted\b/.test(text) && /Data[./]Array[./]Accelerate[./]Array[./]Remote\b/.test(text)) platform = 'cuda';
+    // SGLang's scheduler running out of its KV-cache pools ("RuntimeError: Decode out of memory. Try to lower your batch size." /
+    // "Prefill out of memory…", and "alloc_req_slots runs out of memory. Please set a smaller number for `--max-running-requests`",
+    // sglang/srt/managers/schedule_batch.py): the pools live in the accelerator's memory, cuda when none is named, as vLLM's.
+    if (platform === 'cpu' && SGLANG_POOL.test(text)) platform = 'cuda';
     // TensorFlow's OOMs (its op's status logged, or the ResourceExhaustedError raised) are the GPU's unless the lines around
     // name a device (cuda.ts's reading of "OOM when allocating tensor").
     if ((tfOpStatus || TF_EXHAUSTED_ERROR.test(text)) && platform === 'cpu' && !/\bdevice:CPU:\d|\bcpu_allocator|\bCPU\b/.test(text)) platform = 'cuda';
