@@ -314,3 +314,40 @@ describe("Python logging's CRITICAL record", () => {
     expect(root('2022-05-03 08:14:55,902 - pipeline.align - INFO - CRITICAL path computed')).toBeUndefined();
   });
 });
+
+describe('frames and exception lines cut short', () => {
+  it('reads a frame whose file name is empty', () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/home/r/kp/train.py", line 12, in <module>',
+      '    run()',
+      '  File "", line 301, in run',
+      '    out = transform(sample)',
+      'ValueError: operands could not be broadcast together with shapes (3,64) (4,64)',
+    ].join('\n');
+    expect(root(log)?.userFrames[0]).toMatchObject({ file: '', line: 301, function: 'run' });
+  });
+
+  it("reads IPython 7's module-level frame printed without parentheses", () => {
+    const log = [
+      'ValueError                                Traceback (most recent call last)',
+      '<ipython-input-7-1c2d3e4f5a6b> in <module>',
+      '      2 model = build()',
+      '----> 3 model.fit(x, y, epochs=3)',
+      '',
+      '/opt/conda/lib/python3.8/site-packages/keras/engine/training.py in fit(self, x, y, epochs)',
+      '   1181                 callbacks.on_train_batch_begin(step)',
+      '-> 1182                 tmp_logs = self.train_function(iterator)',
+      '',
+      'ValueError: Input 0 is incompatible with layer model: expected shape=(None, 32), found shape=(None, 31)',
+    ].join('\n');
+    expect(root(log)?.userFrames[0]).toMatchObject({ file: '<ipython-input-7-1c2d3e4f5a6b>', line: 3 });
+  });
+
+  it('reads a bare exception line right under the assert or raise statement that raised it', () => {
+    expect(root('    assert block_n % 16 == 0, block_n\nAssertionError')).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: true });
+    expect(root('raise NotImplementedError\nNotImplementedError')?.kind).toBe('not-oom');
+    // A bare type name alone is not read as a failure.
+    expect(root('epoch 3 done\nAssertionError')).toBeUndefined();
+  });
+});

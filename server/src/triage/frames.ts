@@ -8,9 +8,10 @@ import type { SourceFrame } from '../protocol';
 
 /**
  * `File "/path/to/train.py", line 42, in main` — a Python traceback frame. Found anywhere in the
- * line, because launchers and loggers put things in front (`[rank7]:`, `| `, `│ `).
+ * line, because launchers and loggers put things in front (`[rank7]:`, `| `, `│ `). Code compiled with an
+ * empty file name (compile(src, '', 'exec'), a paste that lost the path) prints `File "", line 739, in getCrop`.
  */
-const PYTHON_FRAME = /File "([^"]+)", line (\d+)(?:, in ([^\s,]+))?/;
+const PYTHON_FRAME = /File "([^"]*)", line (\d+)(?:, in ([^\s,]+))?/;
 /**
  * The same frame line with its start cut off, as a paste that began mid-line leaves it (`gaussian_model.py",
  * line 190, in create_from_pcd`, ` Project-main/train/utils.py", line 206, in latest_checkpoint_path`):
@@ -27,10 +28,11 @@ const IPYTHON_FILE = /^\s*File ((?:[A-Za-z]:)?[^\s:"]+):(\d+), in ([^\s(]+)/;
 
 /**
  * A frame whose line number comes on a later marker line: IPython 7's `<ipython-input-6-63b3…> in
- * <module>()` and `/path/api.py in cache_miss(*args)`, IPython 8.0-8.4's `Input In [3], in <cell line: 1>()`;
+ * <module>()` and `/path/api.py in cache_miss(*args)` (from 7.x on, a frame of module level code without the
+ * parentheses: `<ipython-input-24-859d…> in <module>`), IPython 8.0-8.4's `Input In [3], in <cell line: 1>()`;
  * Colab's copy of the rendered traceback wraps the file in a markdown link: `[<ipython-input-17-d55b…>](https://localhost:8080/#) in <module>()`.
  */
-const IPYTHON_HEAD = /^\s*\[?(<ipython-input-[\w-]+>|(?:[A-Za-z]:)?[^\s<>"[\]]+\.py)(?:\]\([^)\s]*\))? in ([^\s(]+|<cell line: \d+>)\(|^\s*(Input In \[\d+\]), in (.+?)\(\)\s*$/;
+const IPYTHON_HEAD = /^\s*\[?(<ipython-input-[\w-]+>|(?:[A-Za-z]:)?[^\s<>"[\]]+\.py)(?:\]\([^)\s]*\))? in ([^\s(]+|<cell line: \d+>)(?:\(|\s*$)|^\s*(Input In \[\d+\]), in (.+?)\(\)\s*$/;
 /** `---> 70 outs = run(...)`: the line the frame above it was executing. */
 const IPYTHON_MARKER = /^\s*-+> (\d+)/;
 /** Colab folds library frames into one line: `18 frames`. */

@@ -547,7 +547,10 @@ export const otherFailure: Signature = {
       const type = ex[2]!;
       const header = IPYTHON_HEADER.test(text);
       // A bare line without a traceback above it is only taken when it has a message or is IPython's header.
-      if (!header && ex[3] === undefined && type !== 'ChildFailedError' && line.frames().length === 0) return undefined;
+      // A traceback cut to its last code line keeps the statement that raised it: a bare exception line right under an
+      // assert or raise statement ("assert self.tmem_total <= CAPACITY" over "AssertionError") is that statement's exception.
+      const raisedAbove = /^\s*(?:assert\b|raise\b)/.test(line.previous(1) ?? '');
+      if (!header && ex[3] === undefined && type !== 'ChildFailedError' && !raisedAbove && line.frames().length === 0) return undefined;
       if (/Warning$/.test(type)) return undefined;
       // IPython's header starts the traceback; its frames are the lines below it.
       const headerFrames = header ? ipythonFrames(line) : undefined;
