@@ -66,6 +66,14 @@ const RAY_MEMORY_MONITOR = /\bRayOutOfMemoryError: More than [\d.]+% of the memo
 const FAIRSEQ_SKIP = /\bran out of memory on GPU #(\d+), skipping batch\b/;
 /** A per-GPU line prefix ("GPU-0: Failed to allocate …", "GPU 3: …"): the device the line is about. */
 const GPU_PREFIX = /^\s*GPU[- ]?(\d+): /;
+/**
+ * The CUDA check of the cryptonight miners (ccminer-cryptonight's and xmr-stak-nvidia's cuda_extra.cu exit_if_cudaerror:
+ * printf("GPU %d: %s\n%s line %d\n", thr_id, cudaGetErrorString(err), file, line), then exit(1)): the status under a
+ * "GPU N: " prefix, the source file and line on the next line.
+ */
+const MINER_CHECK_FILE = /^\s*\S.*\.(?:cu|cuh|cpp|cc|c)\s+line\s+\d+\s*$/;
+/** The same idiom with the device after a '#' and no file ("the GPU #0 assert: out of memory"). */
+const GPU_N_ASSERT = /\bGPU ?#?(\d+) assert: /i;
 /** CUDA by Example's HandleError line: the status string, then "in <file> at line <n>" and nothing after it. */
 const HANDLE_ERROR = /^\s*(?:out of memory|[\w ]*memory allocation[\w ]*) in \S+\.(?:cu|cuh|cpp|cc|c|h|hpp) at line \d+\s*$/;
 
@@ -184,7 +192,9 @@ export const otherOom: Signature = {
     // The gpuAssert idiom ("GPUassert: out of memory file.cu 103", then exit(code)), and CUDA by Example's HandleError (book.h,
     // copied into many CUDA programs as HANDLE_ERROR: printf("%s in %s at line %d\n", cudaGetErrorString(err), file, line), then
     // exit(EXIT_FAILURE); "out of memory in ./src/solver.cu at line 88"): a failure that ends the process.
-    const gpuAssert = GPU_ASSERT.test(text) || HANDLE_ERROR.test(text);
+    // The miners' check (MINER_CHECK_FILE, GPU_N_ASSERT) is the same idiom with the device in front: it exits on the status.
+    const minerCheck = (GPU_PREFIX.test(text) && MINER_CHECK_FILE.test(line.next(1) ?? '')) || GPU_N_ASSERT.test(text);
+    const gpuAssert = GPU_ASSERT.test(text) || HANDLE_ERROR.test(text) || minerCheck;
     if ((!FAILURE_WORDS.test(text) && !luaError && !continued && !gpuAssert) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
     let aborts = ABORTS_HERE.test(text) || gpuAssert;
     for (let k = 1; k <= 4 && !aborts; k++) if (ABORTS_AFTER.test(line.next(k) ?? '')) aborts = true;
@@ -239,7 +249,7 @@ export const otherOom: Signature = {
       const clr = CLR_ALLOC_FAILED.exec(k === 0 ? text : (line.next(k) ?? ''));
       if (clr) Object.assign(numbers, { requestedBytes: Number(clr[1]), freeBytes: Number(clr[2]), deviceTotalBytes: Number(clr[3]) });
     }
-    let gpu = platform !== 'cpu' ? GPU_PREFIX.exec(text) : null;
+    let gpu = platform !== 'cpu' ? (GPU_PREFIX.exec(text) ?? GPU_N_ASSERT.exec(text)) : null;
     // fairseq's trainer catches the error and names the device on the next line ("| WARNING: ran out of memory on GPU #2,
     // skipping batch", multiprocessing_trainer.py, device_id).
     for (let k = 1; k <= 2 && platform === 'cuda' && !gpu; k++) gpu = FAIRSEQ_SKIP.exec(line.next(k) ?? '');

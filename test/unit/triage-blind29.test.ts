@@ -1,0 +1,22 @@
+// The classes that blind batch 29 showed the engine did not know. Each test is a variant written for the class (other
+// numbers, names and paths), not a corpus log.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const all = (text: string) => triageText(text, 'log').verdicts;
+const root = (text: string) => all(text)[0];
+
+describe("the cryptonight miners' CUDA check", () => {
+  it('reads the status under a GPU prefix, with the source line under it, as an abort on that device', () => {
+    const log = ['[2019-03-02 10:14:09] GPU #2: GeForce GTX 1070, using 40 blocks of 8 threads', '***', 'GPU 2: out of memory', '/home/miner/src/cryptonight/cuda_cryptonight_extra.cu line 301', '***'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false, device: 2 });
+  });
+
+  it("reads the assert form with the device after '#' and no file", () => {
+    expect(root('worker 3 stopped\nthe GPU #1 assert: out of memory')).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false, device: 1 });
+  });
+
+  it('leaves a per-GPU line with no file under it as it was', () => {
+    expect(root('GPU 4: out of memory')?.kind).not.toBe('runtime-abort');
+  });
+});
