@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -18,6 +18,38 @@ describe('launch scripts', () => {
     // expandable_segments exported by run.sh lowers the fragmentation margin to 2%.
     const margin = plan!.breakdown.find((b) => b.key === 'fragmentationMargin')!;
     expect(margin.bytes).toBe(Math.round(plan!.allocatedPeakBytes * 0.02));
+  });
+
+  it(".vscode/launch.json's args for the script, then the CLI's `-- ARGS`, set the script's arguments", async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'headroom-vscode-'));
+    mkdirSync(path.join(root, '.vscode'));
+    mkdirSync(path.join(root, 'scripts'));
+    const script = path.join(root, 'scripts', 'sft.py');
+    // An HfArgumentParser-style script: the model id reaches a TRL trainer through a dataclass field.
+    writeFileSync(script, [
+      'from trl import ModelConfig, SFTConfig, SFTTrainer, TrlParser',
+      'script_args, training_args, model_args = TrlParser((ScriptArguments, SFTConfig, ModelConfig)).parse_args_and_config()',
+      'trainer = SFTTrainer(model=model_args.model_name_or_path, args=training_args)',
+      'trainer.train()',
+    ].join('\n'));
+    writeFileSync(path.join(root, '.vscode', 'launch.json'), `{
+      // Comments and trailing commas, as VS Code writes them.
+      "version": "0.2.0",
+      "configurations": [
+        { "name": "other", "type": "debugpy", "request": "launch", "program": "\${workspaceFolder}/scripts/other.py", "args": ["--per_device_train_batch_size", "64"] },
+        { "name": "SFT Qwen", "type": "debugpy", "request": "launch", "program": "\${workspaceFolder}/scripts/sft.py",
+          "args": ["--model_name_or_path", "Qwen/Qwen2.5-0.5B", "--per_device_train_batch_size=8", "--gradient_checkpointing"], },
+      ],
+    }`);
+    const fromConfig = await analyzeFile(script, device);
+    expect(fromConfig.facts?.model?.value.ref).toBe('Qwen/Qwen2.5-0.5B');
+    expect(fromConfig.facts?.batchSize?.value).toBe(8);
+    expect(fromConfig.facts?.checkpointing?.value).toBe(true);
+    expect(fromConfig.plan?.assumptions).toContain('arguments from .vscode/launch.json "SFT Qwen"');
+    // The command line wins over launch.json for the same flag.
+    const fromCli = await analyzeFile(script, device, ['--per_device_train_batch_size', '2']);
+    expect(fromCli.facts?.batchSize?.value).toBe(2);
+    expect(fromCli.plan?.assumptions).toContain('arguments from .vscode/launch.json "SFT Qwen" and the command line');
   });
 
   it('HR010 on a launch script whose training script sets no memory fraction', async () => {

@@ -149,6 +149,15 @@ describe('headroom analyze', () => {
     expect(typeof (reports[1]!.plan!['breakdown'] as Record<string, number>)['weights']).toBe('number');
   });
 
+  it('takes the script\'s own arguments after `--`', async () => {
+    const file = 'test/fixtures/scripts/hf_llama_from_config.py';
+    const plain = JSON.parse((await runAnalyze([file, '--json'])).stdout) as { plan: { perCardBytes: number } };
+    const { code, stdout } = await runAnalyze([file, '--json', '--', '--batch-size', '1']);
+    expect(code).toBe(0);
+    const smaller = JSON.parse(stdout) as { plan: { perCardBytes: number } };
+    expect(smaller.plan.perCardBytes).toBeLessThan(plain.plan.perCardBytes);
+  });
+
   it('rejects an unknown device with a coded error', async () => {
     await expect(runAnalyze(['test/fixtures/scripts/nanogpt_train.py', '--device', 'GTX-480'])).rejects.toMatchObject({ code: 'HEADROOM_UNKNOWN_DEVICE' });
   });

@@ -8,7 +8,8 @@ import type { Tree } from 'web-tree-sitter';
 import * as path from 'node:path';
 import { deviceNames, findDevice, type DeviceSpec } from '../devices/catalog';
 import { extractFacts, FACT_KWARGS, type TrainingFacts } from './facts';
-import { extractLaunch, launchesOf, type Invocation, type LaunchFacts } from './launch';
+import { extractLaunch, launchesOf, scriptArguments, type Invocation, type LaunchFacts } from './launch';
+import { launchConfigArgs } from './vscodeLaunch';
 import { languageForPath, ParsedDocument, parseSideFile } from './parser';
 import { planMemory, type MemoryPlan } from './plan';
 import { PythonIndex } from './pyindex';
@@ -30,17 +31,27 @@ export function resolveDevice(name: string): DeviceSpec {
   return device;
 }
 
-/** Runs facts, plan and every rule for the document's language. */
-export function analyzeDocument(doc: ParsedDocument, filePath: string, device: DeviceSpec): AnalysisResult {
+/**
+ * Runs facts, plan and every rule for the document's language. The script's arguments come from a
+ * launch script beside it, then a `.vscode/launch.json` configuration that runs it, then `scriptArgs`
+ * (the CLI's `-- ARGS`); a later source wins for the same flag.
+ */
+export function analyzeDocument(doc: ParsedDocument, filePath: string, device: DeviceSpec, scriptArgs: readonly string[] = []): AnalysisResult {
   const result: AnalysisResult = { findings: [] };
   let idx: PythonIndex | undefined;
   if (doc.language === 'python') {
     const launch = launchesOf(filePath)[0];
+    const debugConfig = launchConfigArgs(filePath);
+    const given = scriptArguments(scriptArgs);
     const overrides = new Map<string, string>();
-    for (const [flag, value] of launch?.invocation.args ?? []) overrides.set(flag.split('-').join('_'), value);
+    for (const args of [launch?.invocation.args, debugConfig?.args, given]) {
+      for (const [flag, value] of args ?? []) overrides.set(flag.split('-').join('_'), value);
+    }
     idx = new PythonIndex(doc.tree, FACT_KWARGS, overrides);
     result.facts = extractFacts(idx, { baseDir: path.dirname(filePath) });
     if (launch) applyLaunch(result.facts, launch.file, launch.facts, launch.invocation);
+    const sources = [...(debugConfig ? [debugConfig.source] : []), ...(given.size > 0 ? ['the command line'] : [])];
+    if (sources.length > 0) result.facts.argumentsFrom = sources.join(' and ');
     const plan = planMemory(result.facts, { device });
     if (plan) result.plan = plan;
   } else if (doc.language === 'bash') {
@@ -95,7 +106,7 @@ function launchScriptFacts(tree: Tree, filePath: string): TrainingFacts {
 }
 
 /** Reads, parses and analyzes a file from disk. */
-export async function analyzeFile(filePath: string, device: DeviceSpec): Promise<AnalysisResult> {
+export async function analyzeFile(filePath: string, device: DeviceSpec, scriptArgs: readonly string[] = []): Promise<AnalysisResult> {
   const language = languageForPath(filePath);
   if (!language) {
     throw Object.assign(new Error(`${filePath}: not a Python, C++/CUDA or shell file (.py, .cpp, .cc, .cu, .cuh, .h, .hpp, .sh).`), { code: 'HEADROOM_UNSUPPORTED_FILE' });
@@ -103,7 +114,7 @@ export async function analyzeFile(filePath: string, device: DeviceSpec): Promise
   const text = await readFile(filePath, 'utf8');
   const doc = await ParsedDocument.create(language, text);
   try {
-    return analyzeDocument(doc, filePath, device);
+    return analyzeDocument(doc, filePath, device, scriptArgs);
   } finally {
     doc.dispose();
   }

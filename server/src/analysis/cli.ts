@@ -52,10 +52,13 @@ function render(file: string, result: AnalysisResult): string {
   return out.join('\n') + '\n';
 }
 
-/** `headroom analyze FILE... [--device NAME] [--json]` */
+/** `headroom analyze FILE... [--device NAME] [--json] [-- SCRIPT-ARGS...]` */
 export async function analyzeCommand(args: string[]): Promise<number> {
+  // After `--`: the arguments the script is run with (`-- --model_name_or_path X --per_device_train_batch_size 4`).
+  const dashes = args.indexOf('--');
+  const scriptArgs = dashes >= 0 ? args.slice(dashes + 1) : [];
   const { values, positionals } = parseArgs({
-    args,
+    args: dashes >= 0 ? args.slice(0, dashes) : args,
     options: { json: { type: 'boolean' }, device: { type: 'string' } },
     allowPositionals: true,
   });
@@ -67,7 +70,7 @@ export async function analyzeCommand(args: string[]): Promise<number> {
   const reports: AnalyzeReport[] = [];
   const texts: string[] = [];
   for (const file of positionals) {
-    const result = await analyzeFile(file, device);
+    const result = await analyzeFile(file, device, scriptArgs);
     reports.push(toReport(file, result));
     texts.push(render(file, result));
   }

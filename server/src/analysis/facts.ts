@@ -122,6 +122,8 @@ export interface TrainingFacts {
   /** Parts of the model with `requires_grad_(False)`: no gradients or optimizer states for them. */
   frozen?: Located<Array<'embedding' | 'head'>>;
   gradientAsBucketView?: Located<boolean>;
+  /** Where the script's arguments came from besides a launch script (`.vscode/launch.json`, the command line). */
+  argumentsFrom?: string;
   /** The launch script that starts this script (its arguments and world size were applied). */
   launch?: { file: string; line: number; evidence: string };
   /** Allocator settings exported by that launch script (locations are in the launch script). */
@@ -355,6 +357,9 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
     if (attn) facts.attention = located(attn.startsWith('flash') ? 'flash' : attn === 'eager' ? 'eager' : 'sdpa', node);
     const dtype = precisionOf(idx, kw('torch_dtype') ?? kw('dtype'));
     if (dtype) facts.weightDtype = located(dtype, node);
+  } else if (method.endsWith('Trainer') && idx.evalString(kw('model')) !== undefined) {
+    // TRL's trainers take the hub id itself (`SFTTrainer(model=model_args.model_name_or_path)`).
+    setModel(idx, facts, modelFromRef(idx.evalString(kw('model'))!, options.baseDir), node);
   } else if (name === 'timm.create_model' || name.startsWith('torchvision.models.') || torchvisionByName(idx, node) !== undefined) {
     const ref = name === 'timm.create_model' ? idx.evalString(idx.positional(node, 0)) : torchvisionByName(idx, node) ?? method;
     const found = ref ? findModel(ref) : undefined;

@@ -65,6 +65,20 @@ const LAUNCHERS = new Set(['torchrun', 'deepspeed']);
 const PER_NODE_FLAGS = new Set(['--nproc_per_node', '--nproc-per-node', '--num_gpus', '--num-gpus', '--num_processes', '--num-processes', '--ntasks-per-node']);
 const NODE_FLAGS = new Set(['--nnodes', '--num_nodes', '--num-nodes', '--num_machines', '--num-machines']);
 
+/** A script's `--flag value` / `--flag=value` / bare `--flag` (as `1`) arguments; flag names without the leading `--`. */
+export function scriptArguments(tokens: readonly string[]): Map<string, string> {
+  const args = new Map<string, string>();
+  for (let i = 0; i < tokens.length; i++) {
+    const t = tokens[i]!;
+    if (!t.startsWith('--')) continue;
+    const eq = t.indexOf('=');
+    if (eq > 0) args.set(t.slice(2, eq), t.slice(eq + 1));
+    else if (tokens[i + 1] !== undefined && !tokens[i + 1]!.startsWith('--')) args.set(t.slice(2), tokens[++i]!);
+    else args.set(t.slice(2), '1');
+  }
+  return args;
+}
+
 function invocationOf(tokens: string[], loc: Loc, evidence: string): Invocation | undefined {
   const scriptAt = tokens.findIndex((t) => t.endsWith('.py'));
   if (scriptAt < 0) return undefined;
@@ -79,19 +93,9 @@ function invocationOf(tokens: string[], loc: Loc, evidence: string): Invocation 
     if (PER_NODE_FLAGS.has(flag)) perNode = value;
     if (NODE_FLAGS.has(flag)) nodes = value;
   });
-  const args = new Map<string, string>();
-  const rest = tokens.slice(scriptAt + 1);
-  for (let i = 0; i < rest.length; i++) {
-    const t = rest[i]!;
-    if (!t.startsWith('--')) continue;
-    const eq = t.indexOf('=');
-    if (eq > 0) args.set(t.slice(2, eq), t.slice(eq + 1));
-    else if (rest[i + 1] !== undefined && !rest[i + 1]!.startsWith('--')) args.set(t.slice(2), rest[++i]!);
-    else args.set(t.slice(2), '1');
-  }
   return {
     script: tokens[scriptAt]!,
-    args,
+    args: scriptArguments(tokens.slice(scriptAt + 1)),
     ...(launched && perNode !== undefined && { worldSize: perNode * nodes }),
     loc,
     evidence,

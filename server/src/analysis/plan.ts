@@ -199,6 +199,7 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
   if (!model || !shape) return undefined;
   const assumptions: string[] = [];
   if (facts.launch) assumptions.push(`arguments and world size from ${facts.launch.evidence}`);
+  if (facts.argumentsFrom) assumptions.push(`arguments from ${facts.argumentsFrom}`);
   const { device } = options;
   const lay = layout(facts, assumptions);
   const params = totalParams(shape);

@@ -267,8 +267,9 @@ export class PythonIndex {
   /** An argparse destination's value: the launch script's argument if one was passed, else the default. */
   argValue(dest: string): { value: PyValue; node: Node } | undefined {
     const def = this.argDefaults.get(dest);
-    if (!def) return undefined;
     const passed = this.argOverrides.get(dest);
+    // Passed but declared elsewhere (an HfArgumentParser dataclass, a config object): the run's value, at the file's top.
+    if (!def) return passed !== undefined ? { value: shellArgValue(passed), node: this.root } : undefined;
     const value = passed !== undefined ? shellArgValue(passed) : this.evaluate(def);
     return value === undefined ? undefined : { value, node: def };
   }
@@ -422,9 +423,11 @@ export class PythonIndex {
       case 'attribute': {
         const object = node.childForFieldName('object');
         const attr = node.childForFieldName('attribute')?.text;
+        // A flag passed on the command line names the field whatever object holds it
+        // (`model_args.model_name_or_path` from HfArgumentParser); defaults only from argparse's `args`.
+        const passed = attr !== undefined && object?.type === 'identifier' ? this.argOverrides.get(attr) : undefined;
+        if (passed !== undefined) return shellArgValue(passed);
         if (object?.type === 'identifier' && attr && (object.text === 'args' || object.text === 'opts' || object.text === 'cfg' || object.text === 'config')) {
-          const passed = this.argOverrides.get(attr);
-          if (passed !== undefined) return shellArgValue(passed);
           const def = this.argDefaults.get(attr);
           if (def) return this.evaluate(def, depth + 1, env);
         }

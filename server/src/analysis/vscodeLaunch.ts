@@ -1,0 +1,64 @@
+/**
+ * VS Code debug configurations (`.vscode/launch.json`) that run a training script: their `args` are
+ * the arguments the script is really run with, as a launch script's would be. The file is JSON with
+ * comments, read with jsonc-parser (VS Code's own reader).
+ */
+import { readFileSync, statSync } from 'node:fs';
+import * as path from 'node:path';
+import { parse, type ParseError } from 'jsonc-parser';
+import { scriptArguments } from './launch';
+
+export interface LaunchConfigArgs {
+  /** `launch.json` and the configuration's name, for the plan's assumptions. */
+  source: string;
+  args: Map<string, string>;
+}
+
+/** Folders searched upwards from the script for `.vscode/launch.json` (a script deep in a repository). */
+const MAX_LEVELS = 8;
+
+interface CachedConfigs {
+  mtimeMs: number;
+  size: number;
+  configurations: unknown[];
+}
+
+const cache = new Map<string, CachedConfigs>();
+
+function configurationsOf(file: string): unknown[] | undefined {
+  try {
+    const st = statSync(file);
+    const hit = cache.get(file);
+    if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.configurations;
+    const errors: ParseError[] = [];
+    const json = parse(readFileSync(file, 'utf8'), errors, { allowTrailingComma: true }) as { configurations?: unknown } | undefined;
+    const configurations = Array.isArray(json?.configurations) ? json.configurations : [];
+    cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, configurations });
+    return configurations;
+  } catch {
+    // No launch.json here, or one we cannot read: the script's own defaults stand.
+    return undefined;
+  }
+}
+
+/** The `args` of the first launch configuration whose `program` is `scriptPath`. */
+export function launchConfigArgs(scriptPath: string): LaunchConfigArgs | undefined {
+  const script = path.resolve(scriptPath);
+  let folder = path.dirname(script);
+  for (let level = 0; level < MAX_LEVELS; level++) {
+    const file = path.join(folder, '.vscode', 'launch.json');
+    for (const config of configurationsOf(file) ?? []) {
+      if (typeof config !== 'object' || config === null) continue;
+      const { program, args, name } = config as { program?: unknown; args?: unknown; name?: unknown };
+      if (typeof program !== 'string' || !Array.isArray(args)) continue;
+      const resolved = path.resolve(folder, program.replace(/\$\{workspaceFolder\}/g, folder).replace(/\$\{workspaceRoot\}/g, folder));
+      if (resolved !== script) continue;
+      const tokens = args.filter((a): a is string => typeof a === 'string');
+      return { source: `.vscode/launch.json "${typeof name === 'string' ? name : program}"`, args: scriptArguments(tokens) };
+    }
+    const parent = path.dirname(folder);
+    if (parent === folder) break;
+    folder = parent;
+  }
+  return undefined;
+}
