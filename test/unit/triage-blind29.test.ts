@@ -20,3 +20,19 @@ describe("the cryptonight miners' CUDA check", () => {
     expect(root('GPU 4: out of memory')?.kind).not.toBe('runtime-abort');
   });
 });
+
+describe("nccl-tests' unhandled cuda error", () => {
+  it("joins NCCL's own out-of-memory warning, printed by another rank after it", () => {
+    const log = [
+      'node-b: Test NCCL failure reduce_scatter.cu:48 \'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / \'',
+      ' .. node-b pid 7712: Test failure common.cu:402',
+      'node-b:7705:7705 [2] include/alloc.h:103 NCCL WARN Cuda failure 2 \'out of memory\'',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'collective-oom', platform: 'cuda', catchable: false, device: 2 });
+    expect(all(log)).toHaveLength(1);
+  });
+
+  it('alone is a not-oom', () => {
+    expect(root("node-b: Test NCCL failure all_reduce.cu:51 'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / '")).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+});

@@ -1243,9 +1243,13 @@ const ncclTestFailure: Signature = {
     let amd = AMD_DEVICE.test(line.content);
     for (let k = 1; k <= 60 && !amd; k++) amd = AMD_DEVICE.test(line.previous(k) ?? '');
     const lib = amd ? 'RCCL' : 'NCCL';
+    // 'unhandled cuda error' is ncclGetErrorString's ncclUnhandledCudaError: a CUDA call inside NCCL failed, and NCCL's own
+    // 'Cuda failure N '<reason>'' warning (on this rank or another) says which. Like the Python side's ncclUnhandledCudaError
+    // (ncclError), it joins the collective OOM that warning reports; alone it stays a not-oom.
+    const unhandledCuda = /^unhandled cuda error\b/.test(m[2]!);
     return {
       signature: 'nccl-test-failure',
-      role: 'failure',
+      role: unhandledCuda ? 'nccl-error' : 'failure',
       kind: 'not-oom',
       platform: amd ? 'rocm' : 'cuda',
       catchable: false,
