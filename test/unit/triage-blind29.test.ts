@@ -36,3 +36,38 @@ describe("nccl-tests' unhandled cuda error", () => {
     expect(root("node-b: Test NCCL failure all_reduce.cu:51 'unhandled cuda error (run with NCCL_DEBUG=INFO for details) / '")).toMatchObject({ kind: 'not-oom', catchable: false });
   });
 });
+
+describe("libstdc++'s terminate with no exception in flight", () => {
+  it('reads "terminate called without an active exception" as a not-oom abort', () => {
+    const log = ['[loader] spawning 4 prefetch threads', 'terminate called without an active exception', 'Aborted (core dumped)'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false });
+    expect(root(log)?.summary).toMatch(/without an active exception/);
+  });
+
+  it('leaves the recursion to the first terminate report above it', () => {
+    const log = ["terminate called after throwing an instance of 'std::logic_error'", '  what():  basic_string::_M_construct null not valid', 'terminate called recursively'].join('\n');
+    expect(root(log)?.summary).toMatch(/logic_error/);
+    expect(root('step 9\nterminate called recursively')).toMatchObject({ kind: 'not-oom', catchable: false });
+  });
+});
+
+describe("nccl-tests' wrong results", () => {
+  it('reads a non-zero count of out-of-bounds values as a not-oom on cuda', () => {
+    const log = [
+      '#       size         count      type   redop    root     time   algbw   busbw #wrong',
+      '   536870912     134217728     float     sum      -1   5012.1  107.11  187.44     31',
+      '# Out of bounds values : 31 FAILED',
+      '# Avg bus bandwidth    : 187.44',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+    expect(root(' Out of bounds values : 0 OK\n Avg bus bandwidth    : 90.1')).toBeUndefined();
+  });
+});
+
+describe("rdma-core's mlx5 error completion", () => {
+  it('reads it as a not-oom that is not catchable', () => {
+    const log = ['step 812 synced', 'mlx5: gpu-node-07: got completion with error:', '00000000 00000000 00000000 00000000', '00000000 00008813 08001c3e 0041a8d2'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root(log)?.summary).toMatch(/mlx5/);
+  });
+});

@@ -223,6 +223,18 @@ const ONEDNN_CREATE = /\bcould not create an? (?:engine|primitive(?: descriptor)
  * (ctest --output-on-failure) says why; ctest exits non-zero.
  */
 const CTEST_FAILED = /^\s*\d+% tests passed, ([1-9]\d*) tests? failed out of (\d+)\b|^\s*The following tests FAILED:\s*$/;
+/**
+ * nccl-tests' (and rccl-tests') check of a run's results (src/common.cu: PRINT("%s Out of bounds values : %d %s\n", …, errors,
+ * errors ? "FAILED" : "OK"), printed with a leading '#' since 2.11): the collective finished but some received values were wrong
+ * (a data-corruption or transport bug, a P2P/IOMMU setting, a faulty link or GPU), not memory running out.
+ */
+const NCCL_TESTS_WRONG = /^\s*#?\s*Out of bounds values\s*:\s*([1-9]\d*)\s+FAILED\b/;
+/**
+ * rdma-core's mlx5 provider reporting an error completion (providers/mlx5/cq.c: mlx5_err(…, PFX "%s: got completion with
+ * error:\n", hostname) with PFX "mlx5: ", then the CQE dumped as hex words): a work request on the RDMA NIC failed (a
+ * remote access or transport error, a peer that went away), so NCCL's or the RDMA library's connection is broken.
+ */
+const MLX5_ERROR_CQE = /\bmlx5: \S+: got completion with error\b/;
 const NCCL_RESULTS = ['', 'ncclUnhandledCudaError', 'ncclSystemError', 'ncclInternalError', 'ncclInvalidArgument', 'ncclInvalidUsage', 'ncclRemoteError'];
 
 /**
@@ -420,6 +432,9 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   if (ONEDNN_CREATE.test(text)) return { name: `oneDNN could not create ${/engine/.test(text) ? 'an engine for the device' : 'a primitive for the op'} (${quote(text.replace(/^.*?(?=\b(?:\w*Error: )?could not create)/, ''))})`, what: /engine/.test(text) ? 'the device runtime oneDNN uses (on XPU: the GPU driver, Level Zero/OpenCL runtime and oneAPI versions the PyTorch build expects); not memory' : 'the op\'s shapes, types and layout: oneDNN has no implementation for them on this device (ONEDNN_VERBOSE=1 shows the call); not memory', catchable: true };
   const ctest = CTEST_FAILED.exec(text);
   if (ctest) return { name: ctest[1] !== undefined ? `CTest: ${ctest[1]} of ${ctest[2]} tests failed` : 'CTest: tests failed (its list of failed tests)', what: 'the output of the first failed test (ctest --output-on-failure -R <name>); a test run\'s failures, not memory running out', catchable: false };
+  const wrong = NCCL_TESTS_WRONG.exec(text);
+  if (wrong) return { name: `nccl-tests found ${wrong[1]} wrong values in a collective's results (${quote(text)})`, fallbackPlatform: 'cuda', what: 'the size and collective the failing row names: wrong results are a transport, topology or hardware fault (NCCL_P2P_DISABLE=1, NCCL_PROTO, the IOMMU/ACS settings, each GPU and link alone); not memory', catchable: false };
+  if (MLX5_ERROR_CQE.test(text)) return { name: `the mlx5 RDMA NIC returned a completion with error (${quote(text)})`, what: 'the RDMA transport: the CQE\'s syndrome in the hex dump under the line, the peer on the other side (a process that exited, a link down), NCCL_IB_* settings; not memory', catchable: false };
   const ncclTest = NCCL_TEST_FAILURE.exec(text);
   if (ncclTest) return { name: `an NCCL call failed: ${ncclTest[1]!.trim()} (nccl-tests: ${quote(text)})`, fallbackPlatform: 'cuda', what: 'the NCCL call at the file and line the test names; rerun with NCCL_DEBUG=WARN (or INFO) to see NCCL\'s own reason ("unhandled cuda error" is a CUDA call inside NCCL that failed: driver, peer access, a GPU already in use)', catchable: false };
   const pgAsync = PG_ASYNC_EXCEPTION.exec(text);

@@ -54,6 +54,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'all available RAM', 'aborting for OUT OF MEMORY', 'mimalloc: error: unable to allocate',
   // CUDA_CHECK's 'CUDA error N at' is read through 'CUDA error' above; vLLM's client seeing its engine process die; Ollama's host-memory refusal (tailModelDoesNotFit).
   'Engine core proc \\S+ died unexpectedly', 'requires more system memory',
+  // nccl-tests' count of wrong results; rdma-core's mlx5 error completion (nativeFailure).
+  'Out of bounds values', 'got completion with error',
   // The collective watchdog's loop frame under WorkNCCL::checkTimeout in PyTorch 2.8+ (cuda.ts tailWatchdogFrames).
   '::Watchdog::run', 'watchdog thread terminated with exception',
   // WebAssembly's linear memory running out (tailAllocFailure; a wasm trap's 'RuntimeError: ' is read through 'Error').
@@ -442,6 +444,15 @@ export const otherFailure: Signature = {
       const named = nativeFailure(what ? `${text} ${what}` : text)?.platform;
       if (named) f.platform = named;
       return { ...f, extraLines: what !== undefined ? [1] : [] };
+    }
+    // libstdc++'s verbose terminate handler (libsupc++/vterminate.cc) when std::terminate runs with no exception in flight
+    // ("terminate called without an active exception": a joinable std::thread destroyed, a throw; with nothing to rethrow) or
+    // while it is already running ("terminate called recursively"): the process aborts. The recursion follows a first terminate
+    // report, which is the failure.
+    const terminated = /\bterminate called (without an active exception|recursively)\b/.exec(text);
+    if (terminated) {
+      if (terminated[1] === 'recursively') for (let k = 1; k <= 3; k++) if (/\bterminate called\b|^\s*what\(\):/.test(line.previous(k) ?? '')) return undefined;
+      return base(line, 2, quote(text), false, [lookAtFailure(terminated[1] === 'recursively' ? 'the first failure: std::terminate ran again while it was handling one (a destructor or handler that threw)' : 'the code that ended with no exception in flight: a std::thread destroyed while still joinable (join or detach it), or a bare throw; with nothing to rethrow')]);
     }
     if (CHECK_FAILED.test(text) && /Check failed:/.test(text)) {
       // TensorFlow's BFC allocator aborting on a CHECK right after its out-of-memory report (the occupancy
