@@ -71,3 +71,18 @@ describe("rdma-core's mlx5 error completion", () => {
     expect(root(log)?.summary).toMatch(/mlx5/);
   });
 });
+
+describe("Bodo's buffer pool refusal", () => {
+  it('gives the request, what the rank holds, what is left and the rank', () => {
+    // Arrow's Status::OutOfMemory carries it, so Status::ToString puts "Out of memory: " in front.
+    const log = 'RuntimeError: Error in Parquet Reader: Out of memory: Bodo detected an out-of-memory error. Rank 3/16 requires 2.0GiB of memory (1.5GiB in use + 512.0MiB requested) but only has 256.0MiB available. To address the issue:';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cpu', catchable: true, rank: 3, requestedBytes: 512 * 2 ** 20, processInUseBytes: 1.5 * 2 ** 30, freeBytes: 256 * 2 ** 20 });
+  });
+});
+
+describe("a miner's buffer check with both sides in bytes", () => {
+  it('gives the requirement as the request and the total as the device total', () => {
+    const log = 'Error: Exceeding GPU memory! | Failed to create buffer (out of memory) | Requirements (4294967296) | Total memory (3221225472)';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 4294967296, deviceTotalBytes: 3221225472 });
+  });
+});

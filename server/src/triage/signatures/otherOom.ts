@@ -74,6 +74,14 @@ const GPU_PREFIX = /^\s*GPU[- ]?(\d+): /;
 const MINER_CHECK_FILE = /^\s*\S.*\.(?:cu|cuh|cpp|cc|c)\s+line\s+\d+\s*$/;
 /** The same idiom with the device after a '#' and no file ("the GPU #0 assert: out of memory"). */
 const GPU_N_ASSERT = /\bGPU ?#?(\d+) assert: /i;
+/**
+ * Bodo's buffer pool refusing an allocation (bodo/libs/_memory.cpp, its OOM error: "Bodo detected an out-of-memory error. Rank 3/8
+ * requires 5.3GiB of memory (5.2GiB in use + 8.0MiB requested) but only has 1.27GiB available."): the rank, what it already holds,
+ * the request and what its share of the host still has.
+ */
+const BODO_BUFFER_POOL = new RegExp(String.raw`\bRank (\d+)\/\d+ requires ${SIZE} of memory \(${SIZE} in use \+ ${SIZE} requested\) but only has ${SIZE} available`);
+/** A miner's buffer check printing both sides in bytes ("Failed to create buffer (out of memory) | Requirements (1073741824) | Total memory (2147483648)"). */
+const BUFFER_REQUIREMENTS = /\bRequirements \((\d+)\) \| Total memory \((\d+)\)/;
 /** CUDA by Example's HandleError line: the status string, then "in <file> at line <n>" and nothing after it. */
 const HANDLE_ERROR = /^\s*(?:out of memory|[\w ]*memory allocation[\w ]*) in \S+\.(?:cu|cuh|cpp|cc|c|h|hpp) at line \d+\s*$/;
 
@@ -225,6 +233,19 @@ export const otherOom: Signature = {
     const available = AVAILABLE.exec(text);
     const free = available ? toBytes(available[1]!, available[2]!) : undefined;
     if (free !== undefined && numbers.freeBytes === undefined) numbers.freeBytes = free;
+    let rank = line.rank;
+    const bodo = BODO_BUFFER_POOL.exec(text);
+    if (bodo) {
+      const inUse = toBytes(bodo[4]!, bodo[5]!);
+      const request = toBytes(bodo[6]!, bodo[7]!);
+      const left = toBytes(bodo[8]!, bodo[9]!);
+      if (request !== undefined) numbers.requestedBytes = request;
+      if (inUse !== undefined) numbers.processInUseBytes = inUse;
+      if (left !== undefined) numbers.freeBytes = left;
+      rank ??= Number(bodo[1]);
+    }
+    const buffer = BUFFER_REQUIREMENTS.exec(text);
+    if (buffer) Object.assign(numbers, { requestedBytes: Number(buffer[1]), deviceTotalBytes: Number(buffer[2]) });
     // ptxas is a host program: its own allocation failure ("ptxas fatal   : Memory allocation failure") is host memory,
     // though its name is a CUDA word for other failures.
     let platform = /\bptxas\b/.test(text) ? 'cpu' : platformNear(line);
@@ -270,7 +291,7 @@ export const otherOom: Signature = {
         `The log reports that an allocation failed for lack of memory ("${quoted}"), in a message Headroom has no specific signature for. ` +
         (aborts ? 'The process aborted on it, so nothing could catch it. ' : 'The error went back to the program, which could have caught it. ') +
         (platform === 'cpu' ? 'No accelerator is named around it, so it is taken as host memory.' : `The lines around it name ${platform}, so it is taken as that device's memory.`),
-      ...(line.rank !== undefined && { rank: line.rank }),
+      ...(rank !== undefined && { rank }),
       ...(device !== undefined && { device }),
       numbers,
       fixes: [shrinkPeak()],
