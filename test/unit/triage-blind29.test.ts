@@ -86,3 +86,17 @@ describe("a miner's buffer check with both sides in bytes", () => {
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 4294967296, deviceTotalBytes: 3221225472 });
   });
 });
+
+describe("DataLoader's pin-memory thread re-raising an error", () => {
+  it("takes the device it pins for, on cuda when nothing else is named", () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/srv/app/fit.py", line 88, in <module>',
+      '    for images, masks in loader:',
+      'ValueError: Caught ValueError in pin memory thread for device 1.',
+      'Original Traceback (most recent call last):',
+      '  File "/opt/py/lib/python3.11/site-packages/torch/utils/data/_utils/pin_memory.py", line 37, in do_one_step',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', device: 1 });
+  });
+});

@@ -292,8 +292,17 @@ const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
 /** A launcher or parent reporting a child's end: torchrun, DeepSpeed, MPI, Node's child_process "exit with code N, signal null", launchd's "Service did not exit 5 seconds after SIGTERM. Sending SIGKILL." (a stop timeout, not memory). */
 const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:status code|code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|\bexit status [1-9]\d*\b(?! \()|\bEngine core proc \S+ died unexpectedly|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
 
+/**
+ * DataLoader's pin-memory thread re-raising a batch's exception in the main process (torch/utils/data/_utils/pin_memory.py
+ * do_one_step: ExceptionWrapper(where=f"in pin memory thread for device {device_id}"), reraised as "Caught RuntimeError in pin
+ * memory thread for device 0."): the thread copies batches to the accelerator's device N, CUDA's unless the lines around name another.
+ */
+const PIN_MEMORY_THREAD = /\bCaught \w+ in pin memory thread for device (\d+)\b/;
+
 function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixes: Fix[]): Finding {
-  const platform = platformNear(line);
+  let platform = platformNear(line);
+  const pinned = PIN_MEMORY_THREAD.exec(line.content);
+  if (pinned && platform === 'cpu') platform = 'cuda';
   // torch_npu's suffix "(PID:…, Device:N, RankID:…)" on the line or the two after it names the local device.
   let device: number | undefined;
   for (let k = 0; k <= 2 && platform === 'npu' && device === undefined; k++) {
@@ -305,6 +314,7 @@ function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixe
     const m = /^\s*DEVICE\[(\d+)\] PID\[\d+\]:/.exec(line.previous(k) ?? '');
     if (m && /^\s*EXCEPTION STREAM:/.test(line.previous(k - 1) ?? '')) device = Number(m[1]);
   }
+  if (pinned && device === undefined) device = Number(pinned[1]);
   return {
     ...(device !== undefined && { device }),
     signature: 'other-failure',
