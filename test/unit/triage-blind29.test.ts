@@ -100,3 +100,30 @@ describe("DataLoader's pin-memory thread re-raising an error", () => {
     expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', device: 1 });
   });
 });
+
+describe('platform words: CUDA as a token in an identifier, accelerators by model', () => {
+  it("reads a pytest id ending in '_cuda' as cuda", () => {
+    const log = ['tests/test_ops.py::OpsTest::test_conv2d_fp16_cuda Fatal Python error: Segmentation fault', '', 'Current thread 0x00007f2a1c3e4740 (most recent call first):'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
+  });
+
+  it("reads an NVIDIA data-centre GPU's model, in a host name too, as cuda", () => {
+    expect(root('[a100-node-12:90411:0:90411] Caught signal 11 (Segmentation fault: address not mapped to object at address 0x18)')?.platform).toBe('cuda');
+    expect(root('running on 8x H200\nSegmentation fault (core dumped)')?.platform).toBe('cuda');
+  });
+
+  it("reads an AMD Instinct model, as a directory name too, as rocm even beside NCCL's lines", () => {
+    const log = [
+      'n07:55120:55131 [0] NCCL INFO Channel 00/16 : 0 1 2 3',
+      'Fatal Python error: Segmentation fault',
+      '',
+      'Thread 0x00001495d2a1f740 (most recent call first):',
+      '  File "/scratch/envs/mi300x/lib/python3.12/site-packages/torch/distributed/distributed_c10d.py", line 4124 in all_reduce',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'rocm' });
+  });
+
+  it('does not read the letters inside other words', () => {
+    expect(root('Segmentation fault (core dumped) in libmi2500x.so at 0xA1000')?.platform).toBe('cpu');
+  });
+});
