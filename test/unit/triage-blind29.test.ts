@@ -127,3 +127,35 @@ describe('platform words: CUDA as a token in an identifier, accelerators by mode
     expect(root('Segmentation fault (core dumped) in libmi2500x.so at 0xA1000')?.platform).toBe('cpu');
   });
 });
+
+describe("faulthandler's frames under 'Fatal Python error'", () => {
+  it("gives the crashed thread's innermost user frame", () => {
+    const log = [
+      'Fatal Python error: Segmentation fault',
+      '',
+      'Thread 0x00007f1c2b7fe640 (most recent call first):',
+      '  File "/usr/lib/python3.10/threading.py", line 324 in wait',
+      '',
+      'Current thread 0x00007f1c3a9e1740 (most recent call first):',
+      '  File "/opt/venv/lib/python3.10/site-packages/torch/nn/functional.py", line 2549 in layer_norm',
+      '  File "/work/proj/model/blocks.py", line 77 in forward',
+      '  File "/work/proj/run.py", line 12 in <module>',
+      '',
+      'Extension modules: numpy.core._multiarray_umath, torch._C (total: 2)',
+    ].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', catchable: false });
+    expect(root(log)?.userFrames[0]).toMatchObject({ file: '/work/proj/model/blocks.py', line: 77 });
+  });
+
+  it("reads a launcher's label prefix, a lone thread block and a path behind a placeholder", () => {
+    const log = [
+      '3: Fatal Python error: Aborted',
+      '3: ',
+      '3: Thread 0x0000150a2c1f9740 (most recent call first):',
+      '3:   File "<path>/env/lib/python3.12/site-packages/torch/distributed/distributed_c10d.py", line 2501 in all_reduce',
+      '3:   File "<path>/bench/ddp_check.py", line 40 in step',
+      '3: ',
+    ].join('\n');
+    expect(root(log)?.userFrames[0]).toMatchObject({ file: '<path>/bench/ddp_check.py', line: 40 });
+  });
+});

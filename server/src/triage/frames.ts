@@ -47,7 +47,8 @@ const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;
 /**
  * Paths that belong to Python, the framework or an installed package rather than to the user:
  * site-packages and dist-packages (any OS), the standard library (also a Windows install's
- * `…\Python36\lib\`), frozen and synthetic modules (`<frozen …>`, `<string>`; a notebook cell,
+ * `…\Python36\lib\`), frozen and synthetic modules (`<frozen …>`, `<string>`: the whole name in angle brackets; a path
+ * behind a placeholder a paste put for its prefix, `<redacted>/proj/train.py`, is not one of them; a notebook cell,
  * `<ipython-input-…>`, and code typed or piped in, `<stdin>`, are the user's code), and the
  * console scripts pip writes into a bin folder (`/usr/bin/torchrun`, `venv/bin/accelerate`).
  */
@@ -58,7 +59,7 @@ const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;
 // A conda install on Windows keeps the standard library in a lower-case lib next to python.exe
 // ("C:\ProgramData\Anaconda3\lib\os.py", "…\miniconda3\envs\x\lib\shutil.py"), no python3.x folder under it.
 // The JVM's runtime packages as jvmFrames gives their files ("java/util/ArrayList.java", "android/os/Handler.java").
-const LIBRARY_PATH = /(?:^(?:java|javax|jdk|sun|com\/sun|kotlin|kotlinx|scala|android|androidx|dalvik|com\/android|libcore)\/[\w/$]+\.(?:java|kt|scala)$|site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|[\\/](?:[Aa]naconda|[Mm]iniconda|[Mm]iniforge|[Mm]ambaforge)\d*[\\/](?:envs[\\/][^\\/]+[\\/])?lib[\\/](?!site)|^<(?!ipython-input-|stdin>)|[\\/]bin[\\/][\w-]+$|[\\/]node_modules[\\/]|^node:|^internal[\\/]|^[\w.-]+\.js$)/;
+const LIBRARY_PATH = /(?:^(?:java|javax|jdk|sun|com\/sun|kotlin|kotlinx|scala|android|androidx|dalvik|com\/android|libcore)\/[\w/$]+\.(?:java|kt|scala)$|site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|[\\/](?:[Aa]naconda|[Mm]iniconda|[Mm]iniforge|[Mm]ambaforge)\d*[\\/](?:envs[\\/][^\\/]+[\\/])?lib[\\/](?!site)|^<(?!ipython-input-|stdin>)[^<>]*>$|[\\/]bin[\\/][\w-]+$|[\\/]node_modules[\\/]|^node:|^internal[\\/]|^[\w.-]+\.js$)/;
 
 /**
  * The host prefix pdsh and clush put before every line they relay (`10.0.0.5: `, `node01: `): an
