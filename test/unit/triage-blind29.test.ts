@@ -159,3 +159,11 @@ describe("faulthandler's frames under 'Fatal Python error'", () => {
     expect(root(log)?.userFrames[0]).toMatchObject({ file: '<path>/bench/ddp_check.py', line: 40 });
   });
 });
+
+describe("a JVM stack flattened onto the exception's line", () => {
+  it("reads the ' at ' pieces as the frames, the JDK's as library frames", () => {
+    const log = 'Exception in thread "worker-2" java.lang.OutOfMemoryError: GC overhead limit exceeded at java.base/java.util.HashMap.resize(HashMap.java:700) at java.base/java.util.HashMap.putVal(HashMap.java:661) at org.acme.index.TermTable.add(TermTable.java:212) at org.acme.index.Builder.run(Builder.java:88)';
+    expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cpu' });
+    expect(root(log)?.userFrames[0]).toMatchObject({ file: 'org/acme/index/TermTable.java', line: 212 });
+  });
+});

@@ -335,8 +335,11 @@ const JVM_FRAME = /^\s*at (?:[\w.-]+(?:@[\w.-]+)?\/)?((?:[\w$]+\.)+)([\w$<>]+)\(
 
 function jvmFrames(line: LineView): SourceFrame[] {
   const frames: SourceFrame[] = [];
-  for (let k = 1; k <= 60; k++) {
-    const next = line.next(k) ?? '';
+  // A stack flattened onto the exception's own line (a paste that lost its newlines: "…OutOfMemoryError: Java heap space at
+  // java.base/java.util.Arrays.copyOf(Arrays.java:3537) at org.x.Reader.read(Reader.java:41)"): its " at " pieces, in order.
+  const flat = line.content.split(/\s+(?=at (?:[\w.-]+(?:@[\w.-]+)?\/)?(?:[\w$]+\.)+[\w$<>]+\()/).slice(1);
+  const lines = flat.length > 0 ? flat : Array.from({ length: 60 }, (_, i) => line.next(i + 1) ?? '');
+  for (const next of lines) {
     const m = JVM_FRAME.exec(next);
     if (!m) {
       if (/^\s*at \S+\((?:Native Method|Unknown Source)\)\s*$/.test(next)) continue;
