@@ -167,3 +167,10 @@ describe("a JVM stack flattened onto the exception's line", () => {
     expect(root(log)?.userFrames[0]).toMatchObject({ file: 'org/acme/index/TermTable.java', line: 212 });
   });
 });
+
+describe("the cryptonight miners' CUDA check with another status", () => {
+  it('reads it as a not-oom on that device that ends the process', () => {
+    const log = ['[2018-01-20 22:41:07] GPU 1: 4 blocks of 896 threads', 'GPU 1: unspecified launch failure', 'C:/src/xmr-stak/nvcc_code/cuda_core.cu line 312'].join('\n');
+    expect(root(log)).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false, device: 1 });
+  });
+});

@@ -26,7 +26,7 @@ import { SIZE, toBytes } from '../sizes';
 import { debugAsync, shrinkPeak } from '../fixes';
 import { caffe2Device } from './lineContext';
 import { CANN_CODE, CUDA_GDB_EXCEPTION, nativeFailure, quote } from './nativeFailure';
-import { luaFrames, platformNear } from './otherOom';
+import { luaFrames, MINER_CHECK_FILE, platformNear } from './otherOom';
 import type { Finding, LineView, Signature } from './types';
 
 /** A row of the kernel OOM killer's task table (dump_tasks), as the tail pass's prefilter sees it. */
@@ -497,6 +497,15 @@ export const otherFailure: Signature = {
     if (terminated) {
       if (terminated[1] === 'recursively') for (let k = 1; k <= 3; k++) if (/\bterminate called\b|^\s*what\(\):/.test(line.previous(k) ?? '')) return undefined;
       return base(line, 2, quote(text), false, [lookAtFailure(terminated[1] === 'recursively' ? 'the first failure: std::terminate ran again while it was handling one (a destructor or handler that threw)' : 'the code that ended with no exception in flight: a std::thread destroyed while still joinable (join or detach it), or a bare throw; with nothing to rethrow')]);
+    }
+    // The cryptonight miners' CUDA check (otherOom.ts MINER_CHECK_FILE: "GPU N: <status>" over "<file>.cu line N", then exit(1))
+    // with a status other than out of memory: the process exits on it, on device N (read here, before the status string
+    // alone reads as a call that returned its error).
+    const minerGpu = /^\s*GPU ?(\d+): (.+?)\s*$/.exec(text);
+    if (minerGpu && MINER_CHECK_FILE.test(line.next(1) ?? '')) {
+      const f = base(line, 2, `a CUDA call failed on GPU ${minerGpu[1]}: ${quote(minerGpu[2]!)} (the miner's check at ${quote((line.next(1) ?? '').trim())}; the process exits on it)`, false, [lookAtFailure('the CUDA call at the file and line the check names (a launch failure is usually an earlier kernel\'s error: the clock, intensity or threads settings for this GPU)'), debugAsync]);
+      if (f.platform === 'cpu') f.platform = 'cuda';
+      return { ...f, device: Number(minerGpu[1]), extraLines: [1] };
     }
     if (CHECK_FAILED.test(text) && /Check failed:/.test(text)) {
       // TensorFlow's BFC allocator aborting on a CHECK right after its out-of-memory report (the occupancy

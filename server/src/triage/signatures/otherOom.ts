@@ -71,7 +71,7 @@ const GPU_PREFIX = /^\s*GPU[- ]?(\d+): /;
  * printf("GPU %d: %s\n%s line %d\n", thr_id, cudaGetErrorString(err), file, line), then exit(1)): the status under a
  * "GPU N: " prefix, the source file and line on the next line.
  */
-const MINER_CHECK_FILE = /^\s*\S.*\.(?:cu|cuh|cpp|cc|c)\s+line\s+\d+\s*$/;
+export const MINER_CHECK_FILE = /^\s*\S.*\.(?:cu|cuh|cpp|cc|c)\s+line\s+\d+\s*$/;
 /** The same idiom with the device after a '#' and no file ("the GPU #0 assert: out of memory"). */
 const GPU_N_ASSERT = /\bGPU ?#?(\d+) assert: /i;
 /**
