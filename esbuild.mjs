@@ -30,8 +30,6 @@ const contexts = await Promise.all([
     ...common,
     entryPoints: { server: 'server/src/server.ts', cli: 'server/src/cli.ts' },
     platform: 'node', format: 'cjs', target: 'node20', outdir: 'dist',
-    // jsonc-parser's `main` is a UMD build whose require() calls esbuild cannot follow; its ES module bundles.
-    alias: { 'jsonc-parser': 'jsonc-parser/lib/esm/main.js' },
   }),
   esbuild.context({
     ...common,

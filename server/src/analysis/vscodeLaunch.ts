@@ -5,7 +5,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import * as path from 'node:path';
-import { parse, type ParseError } from 'jsonc-parser';
+// The ES module build: the package's `main` is a UMD bundle whose require() calls bundlers cannot follow.
+import { parse, type ParseError } from 'jsonc-parser/lib/esm/main.js';
 import { scriptArguments } from './launch';
 
 export interface LaunchConfigArgs {
