@@ -52,6 +52,17 @@ describe('launch scripts', () => {
     expect(fromCli.plan?.assumptions).toContain('arguments from .vscode/launch.json "SFT Qwen" and the command line');
   });
 
+  it('takes "Python: Current File" (${file}) configurations, and survives a launch.json that is not an object', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'headroom-vscode-'));
+    mkdirSync(path.join(root, '.vscode'));
+    const script = path.join(root, 'train.py');
+    writeFileSync(script, 'batch_size = 16\n');
+    writeFileSync(path.join(root, '.vscode', 'launch.json'), '{ "configurations": [ 7, null, { "program": "${file}", "args": ["--batch_size", "2", 3] } ] }');
+    expect((await analyzeFile(script, device)).facts?.batchSize?.value).toBe(2);
+    writeFileSync(path.join(root, '.vscode', 'launch.json'), '[1, 2');
+    expect((await analyzeFile(script, device)).facts?.batchSize?.value).toBe(16);
+  });
+
   it('HR010 on a launch script whose training script sets no memory fraction', async () => {
     const { findings } = await analyzeFile(path.join(SCRIPTS, 'launch', 'run.sh'), device);
     expect(findings.map((f) => f.rule)).toEqual(['HR010']);

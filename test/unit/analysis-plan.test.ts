@@ -2,7 +2,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findModel, transformerParams, type TransformerShape } from '../../server/src/analysis/models';
+import { findModel, hubCacheConfig, transformerParams, type TransformerShape } from '../../server/src/analysis/models';
+import { analyzeDocument, resolveDevice } from '../../server/src/analysis/analyze';
+import { ParsedDocument } from '../../server/src/analysis/parser';
 import { analyzeFixture, analyzeText, fixture, withDefault } from './analysis-helpers';
 
 describe('model catalog', () => {
@@ -31,6 +33,50 @@ describe('seed 003 planned memory per card', () => {
       expect(Math.abs(gb - plannedGB) / plannedGB).toBeLessThan(0.05);
     });
   }
+});
+
+describe('training or inference, and the branches a run takes', () => {
+  const llama = "import torch\nfrom transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained('meta-llama/Llama-3.2-1B')\n";
+  const keys = async (text: string): Promise<string[]> => (await analyzeText('/tmp/s.py', text)).plan!.breakdown.map((b) => b.key);
+
+  it('keeps a branch on a launcher-set argument (--local_rank) or a counter alive', async () => {
+    const localRank = `import argparse\n${llama}p = argparse.ArgumentParser()\np.add_argument('--local_rank', type=int, default=-1)\nargs = p.parse_args()\nif args.local_rank == -1:\n    device = 'cuda'\nelse:\n    torch.distributed.init_process_group('nccl')\nif args.local_rank != -1:\n    model = torch.nn.parallel.DistributedDataParallel(model)\n`;
+    expect((await analyzeText('/tmp/s.py', localRank)).facts?.sharding?.value).toBe('ddp');
+    const counter = `${llama}opt = torch.optim.AdamW(model.parameters())\nstep = 0\nmodel.eval()\nfor batch in data:\n    if step > 0:\n        model(**batch).loss.backward()\n    step += 1\n`;
+    expect(await keys(counter)).toContain('optimizerStates');
+  });
+
+  it('reads training done in another module, and keeps a training plan free of generate\'s KV cache', async () => {
+    const delegated = `${llama}from engine import train_one_epoch, evaluate\noptimizer = build_optimizer(model)\ntrain_one_epoch(model, optimizer)\nmodel.eval()\nwith torch.no_grad():\n    evaluate(model)\n`;
+    expect((await analyzeText('/tmp/s.py', delegated)).facts?.inference).toBeUndefined();
+    const sampling = `${llama}opt = torch.optim.AdamW(model.parameters())\nmodel(ids).loss.backward()\nmodel.eval()\nsample = model.generate(ids, max_new_tokens=2048)\n`;
+    expect(await keys(sampling)).not.toContain('kvCache');
+  });
+
+  it('plans a checkpointed model run without autograd as inference', async () => {
+    const text = `${llama}model.gradient_checkpointing_enable()\nmodel.eval()\nwith torch.no_grad():\n    out = model(ids)\n`;
+    const { plan } = await analyzeText('/tmp/s.py', text);
+    expect(plan?.breakdown.find((b) => b.key === 'logits')?.note).toContain('the output of one forward');
+  });
+
+  it('applies flags passed to a script whose settings are module globals (nanoGPT)', async () => {
+    const text = "from model import GPT, GPTConfig\nbatch_size = 12\ninit_from = 'scratch'\nexec(open('configurator.py').read())\nif init_from == 'scratch':\n    model = GPT(GPTConfig(n_layer=12, n_head=12, n_embd=768))\nelif init_from.startswith('gpt2'):\n    model = GPT.from_pretrained(init_from)\n";
+    const doc = await ParsedDocument.create('python', text);
+    try {
+      const { facts } = analyzeDocument(doc, '/tmp/train.py', resolveDevice('H100-80GB'), ['--init_from=gpt2-xl', '--batch_size=4']);
+      expect(facts?.model?.value.ref).toBe('gpt2-xl');
+      expect(facts?.batchSize).toMatchObject({ value: 4, evidence: '--batch_size 4 (passed to the script)' });
+    } finally {
+      doc.dispose();
+    }
+  });
+
+  it('reads a cast chained on the load after its torch_dtype, and .float()', async () => {
+    const chained = await analyzeText('/tmp/s.py', "import torch\nfrom transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained('gpt2', torch_dtype=torch.bfloat16).to(torch.float32)\n");
+    expect(chained.facts?.weightDtype?.value).toBe('fp32');
+    const upcast = await analyzeText('/tmp/s.py', "import torch\nfrom transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained('gpt2', torch_dtype=torch.float16)\nmodel.float()\n");
+    expect(upcast.facts?.weightDtype?.value).toBe('fp32');
+  });
 });
 
 describe('GPU truth for generate (H200, docs/GPU-RESULTS.md, sixth session)', () => {
@@ -149,6 +195,20 @@ describe('facts and plans of real-style scripts', () => {
       else process.env['HF_HUB_CACHE'] = saved;
       rmSync(cache, { recursive: true, force: true });
     }
+  });
+
+  it('finds the hub cache under HF_HOME, and treats an unreadable one as absent', async () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'hf-home-'));
+    const repo = path.join(home, 'hub', 'models--acme--tiny');
+    mkdirSync(path.join(repo, 'snapshots', 'r1'), { recursive: true });
+    writeFileSync(path.join(repo, 'snapshots', 'r1', 'config.json'), '{}');
+    expect(hubCacheConfig('acme/tiny', { HF_HOME: home })).toBe(path.join(repo, 'snapshots', 'r1', 'config.json'));
+    // A file where the snapshots folder should be.
+    const broken = path.join(home, 'hub', 'models--acme--broken');
+    mkdirSync(broken, { recursive: true });
+    writeFileSync(path.join(broken, 'snapshots'), 'not a folder');
+    expect(hubCacheConfig('acme/broken', { HF_HOME: home })).toBeUndefined();
+    rmSync(home, { recursive: true, force: true });
   });
 
   it('HR001 is an info between 90% and 100% of capacity', async () => {

@@ -151,7 +151,20 @@ const HF_OPTIM: Record<string, OptimizerKind> = {
   paged_adamw_8bit: 'adam8bit', paged_adamw_32bit: 'adamw', adafactor: 'adafactor', sgd: 'sgd', lion_32bit: 'lion',
 };
 const INFERENCE_CALLS = new Set(['eval', 'no_grad', 'inference_mode', 'generate', 'pipeline']);
-const TRAINING_CALLS = new Set(['backward', 'zero_grad', 'train', 'fit', 'TrainingArguments', 'SFTConfig', 'Seq2SeqTrainingArguments']);
+const TRAINING_CALLS = new Set(['backward', 'zero_grad', 'fit', 'TrainingArguments', 'SFTConfig', 'Seq2SeqTrainingArguments']);
+
+/**
+ * A call only training makes: `backward`, `zero_grad`, `fit`, a training config, a trainer or
+ * DeepSpeed engine, an optimizer's `step()`, or any function named for training (`model.train()`,
+ * `trainer.train()`, `train_one_epoch(...)` in another module).
+ */
+/** `train`, `train_one_epoch`, `do_train`, `training_step`, `trainOneEpoch`; not `from_pretrained`. */
+const TRAINING_NAME = /(^|_)[Tt]rain(ing)?(_|$)|^train[A-Z]/;
+
+function isTrainingCall(c: CallSite): boolean {
+  return TRAINING_CALLS.has(c.method) || TRAINING_NAME.test(c.method) || c.method.endsWith('Trainer') ||
+    (c.method === 'initialize' && c.name.includes('deepspeed')) || (c.method === 'step' && /optim/i.test(c.calleeText));
+}
 
 const COLLECTIVES = new Set([
   'all_reduce', 'all_gather', 'all_gather_into_tensor', 'all_gather_object', 'reduce_scatter', 'reduce_scatter_tensor',
@@ -264,6 +277,10 @@ export function extractFacts(idx: PythonIndex, options: FactOptions): TrainingFa
 
   const namedValue = (names: readonly string[]): Located<number> | undefined => {
     for (const name of names) {
+      const passed = idx.passedArg(name);
+      if (typeof passed === 'number') return { value: passed, loc: locOf(idx.root.child(0) ?? idx.root), evidence: `--${name} ${passed} (passed to the script)` };
+    }
+    for (const name of names) {
       for (const kw of idx.kwargValues.get(name) ?? []) {
         const v = idx.evalNumber(kw);
         if (v !== undefined && !idx.isDead(kw)) return located(v, kw.parent ?? kw);
@@ -299,7 +316,7 @@ export function extractFacts(idx: PythonIndex, options: FactOptions): TrainingFa
   facts.imageSize ??= namedValue(IMAGE_NAMES);
   facts.tensorParallel ??= namedValue(TP_NAMES);
   facts.pipelineParallel ??= namedValue(PP_NAMES);
-  if (!facts.optimizer && !idx.calls.some((c) => TRAINING_CALLS.has(c.method) && !idx.isDeadSpan(c.startIndex, c.endIndex))) {
+  if (!facts.optimizer && !idx.calls.some((c) => isTrainingCall(c) && !idx.isDeadSpan(c.startIndex, c.endIndex))) {
     const inferenceCall = idx.calls.find((c) => INFERENCE_CALLS.has(c.method) && !idx.isDeadSpan(c.startIndex, c.endIndex));
     if (inferenceCall) facts.inference = located(`${inferenceCall.calleeText}()`, inferenceCall.node);
   }
@@ -344,19 +361,20 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
   // Models.
   if (method === 'from_pretrained' && !MODEL_LOADER_EXCLUDE.some((x) => name.includes(x))) {
     const ref = idx.evalString(idx.positional(node, 0) ?? kw('pretrained_model_name_or_path'));
-    if (ref !== undefined) setModel(idx, facts, modelFromRef(ref, options.baseDir), node);
+    // The load's dtype first: a cast chained on the load (`.to(torch.float32)`) comes after it.
     const dtype = precisionOf(idx, kw('torch_dtype') ?? kw('dtype'));
     if (dtype) facts.weightDtype = located(dtype, node);
+    if (ref !== undefined) setModel(idx, facts, modelFromRef(ref, options.baseDir), node);
     const attn = idx.evalString(kw('attn_implementation'));
     if (attn) facts.attention = located(attn.startsWith('flash') ? 'flash' : attn === 'eager' ? 'eager' : 'sdpa', node);
   } else if (method === 'from_config' || (['ForCausalLM', 'LMHeadModel', 'ForSequenceClassification', 'ForMaskedLM', 'ForImageClassification'].some((x) => method.endsWith(x)) || method === 'GPT' || method === 'Transformer')) {
     const configNode = idx.positional(node, 0) ?? kw('config');
     const model = configNode ? modelFromConfigNode(idx, configNode, options.baseDir) : undefined;
+    const dtype = precisionOf(idx, kw('torch_dtype') ?? kw('dtype'));
+    if (dtype) facts.weightDtype = located(dtype, node);
     if (model) setModel(idx, facts, model, node);
     const attn = idx.evalString(kw('attn_implementation'));
     if (attn) facts.attention = located(attn.startsWith('flash') ? 'flash' : attn === 'eager' ? 'eager' : 'sdpa', node);
-    const dtype = precisionOf(idx, kw('torch_dtype') ?? kw('dtype'));
-    if (dtype) facts.weightDtype = located(dtype, node);
   } else if (method.endsWith('Trainer') && idx.evalString(kw('model')) !== undefined) {
     // TRL's trainers take the hub id itself (`SFTTrainer(model=model_args.model_name_or_path)`).
     setModel(idx, facts, modelFromRef(idx.evalString(kw('model'))!, options.baseDir), node);
@@ -367,7 +385,7 @@ function visitCall(idx: PythonIndex, call: CallSite, facts: TrainingFacts, optio
   }
 
   // Precision.
-  if ((method === 'to' || method === 'bfloat16' || method === 'half') && facts.modelVariable) {
+  if ((method === 'to' || method === 'bfloat16' || method === 'half' || method === 'float') && facts.modelVariable) {
     const object = node.childForFieldName('function')?.childForFieldName('object');
     if (object?.text === facts.modelVariable) castWeights(idx, facts, node, method);
   }
@@ -592,11 +610,11 @@ function torchvisionByName(idx: PythonIndex, call: Node): string | undefined {
   return idx.evalString(key);
 }
 
-/** `model.to(torch.bfloat16)`, `model.half()`, `model.bfloat16()`: the weights' dtype from then on. */
+/** `model.to(torch.bfloat16)`, `model.half()`, `model.bfloat16()`, `model.float()`: the weights' dtype from then on. */
 function castWeights(idx: PythonIndex, facts: TrainingFacts, call: Node, method: string): void {
   // `.to(dtype)`, `.to(device, dtype)` or `.to(dtype=...)`.
   const toDtype = (): Precision | undefined => precisionOf(idx, idx.kwarg(call, 'dtype')) ?? precisionOf(idx, idx.positional(call, 0)) ?? precisionOf(idx, idx.positional(call, 1));
-  const dtype = method === 'to' ? toDtype() : method === 'half' ? 'fp16' : method === 'bfloat16' ? 'bf16' : undefined;
+  const dtype = method === 'to' ? toDtype() : method === 'half' ? 'fp16' : method === 'bfloat16' ? 'bf16' : method === 'float' ? 'fp32' : undefined;
   if (dtype) facts.weightDtype = located(dtype, call);
 }
 

@@ -216,22 +216,38 @@ export function readLocalConfig(ref: string, baseDir: string): { shape: Transfor
   return undefined;
 }
 
+/** `~` and `$VAR`/`${VAR}` expanded, as huggingface_hub's `os.path.expanduser(os.path.expandvars(...))` does. */
+function expandPath(value: string, env: NodeJS.ProcessEnv): string {
+  const vars = value.replace(/\$(\w+)|\$\{(\w+)\}/g, (whole, a: string | undefined, b: string | undefined) => env[(a ?? b)!] ?? whole);
+  return vars === '~' || vars.startsWith('~/') ? path.join(os.homedir(), vars.slice(1)) : vars;
+}
+
+/** The hub cache folder in huggingface_hub's order: HF_HUB_CACHE, the legacy HUGGINGFACE_HUB_CACHE, HF_HOME/hub, XDG_CACHE_HOME/huggingface/hub. */
+function hubCacheDir(env: NodeJS.ProcessEnv): string {
+  const set = (name: string): string | undefined => (env[name] ? expandPath(env[name]!, env) : undefined);
+  const home = set('HF_HOME') ?? path.join(set('XDG_CACHE_HOME') ?? path.join(os.homedir(), '.cache'), 'huggingface');
+  return set('HF_HUB_CACHE') ?? set('HUGGINGFACE_HUB_CACHE') ?? path.join(home, 'hub');
+}
+
 /**
  * The config.json of a hub model already downloaded on this machine (the language server runs where the
  * GPUs are, over Remote-SSH too): `<cache>/models--org--name/snapshots/<revision>/config.json`, the revision
- * `refs/main` names, else any snapshot that has one. The cache is `HF_HUB_CACHE`, `HF_HOME/hub`, or
- * `~/.cache/huggingface/hub`, as huggingface_hub resolves it.
+ * `refs/main` names, else any snapshot that has one. A cache it cannot read counts as no cache.
  */
 export function hubCacheConfig(ref: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (!/^[\w.-]+\/[\w.-]+$/.test(ref)) return undefined;
-  const cache = env['HF_HUB_CACHE'] ?? (env['HF_HOME'] ? path.join(env['HF_HOME'], 'hub') : path.join(os.homedir(), '.cache', 'huggingface', 'hub'));
-  const repo = path.join(cache, `models--${ref.replace('/', '--')}`);
-  const snapshots = path.join(repo, 'snapshots');
-  if (!existsSync(snapshots)) return undefined;
-  const mainRef = path.join(repo, 'refs', 'main');
-  const main = existsSync(mainRef) ? readFileSync(mainRef, 'utf8').trim() : undefined;
-  const revisions = [...(main ? [main] : []), ...readdirSync(snapshots).filter((r) => r !== main)];
-  return revisions.map((r) => path.join(snapshots, r, 'config.json')).find((f) => existsSync(f));
+  const repo = path.join(hubCacheDir(env), `models--${ref.replace('/', '--')}`);
+  try {
+    const snapshots = path.join(repo, 'snapshots');
+    if (!existsSync(snapshots)) return undefined;
+    const mainRef = path.join(repo, 'refs', 'main');
+    const main = existsSync(mainRef) ? readFileSync(mainRef, 'utf8').trim() : undefined;
+    const revisions = [...(main ? [main] : []), ...readdirSync(snapshots).filter((r) => r !== main)];
+    return revisions.map((r) => path.join(snapshots, r, 'config.json')).find((f) => existsSync(f));
+  } catch {
+    // Another user's cache, or a file where a folder should be: the model stays unknown, the analysis goes on.
+    return undefined;
+  }
 }
 
 /** Parameters of a transformer, split into the repeated layers and the rest (embeddings, head, final norm). */

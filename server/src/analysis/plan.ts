@@ -118,6 +118,9 @@ export function layerActivationBytesPerToken(s: TransformerShape, compute: Preci
 }
 
 interface ActivationTerms {
+  /** Samples per micro-batch and tokens per sample (0 for models sized per image). */
+  batch: number;
+  seq: number;
   /** Without checkpointing: everything the layers save. With it: the saved layer inputs only. */
   activations: number;
   /** With checkpointing: one layer's activations while it is recomputed in backward. */
@@ -145,7 +148,7 @@ function activationTerms(
     const activations = Math.round(perSample * batch * (image / 224) ** 2);
     if (shape.activationBytesPerSample === 0) assumptions.push(shape.source);
     return {
-      activations, recomputedLayer: 0, checkpointed: false, logitsForward: 0, logitsBackward: 0, logitsHeld: 0,
+      batch, seq: 0, activations, recomputedLayer: 0, checkpointed: false, logitsForward: 0, logitsBackward: 0, logitsHeld: 0,
       activationNote: `${batch} x ${image} px images (${shape.source})`,
       logitsNote: '',
     };
@@ -182,7 +185,7 @@ function activationTerms(
     ? `checkpointed: ${layersOnCard} layer inputs of ${batch} x ${seq} x ${shape.hidden} (${attention} attention)`
     : `${layersOnCard} layers x ${batch} x ${seq} tokens (${attention} attention${attention === 'eager' ? ', quadratic scores' : ''})`;
   return {
-    activations: Math.round(activations), recomputedLayer: checkpointed ? Math.round(perLayer) : 0, checkpointed,
+    batch, seq, activations: Math.round(activations), recomputedLayer: checkpointed ? Math.round(perLayer) : 0, checkpointed,
     logitsForward: Math.round(logitsForward), logitsBackward: Math.round(logitsBackward), logitsHeld: Math.round(logitsHeld),
     activationNote, logitsNote,
   };
@@ -315,15 +318,16 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
     // layer inputs stay; autocast's casts are dropped when its context exits (but the head's, which the
     // head saves), and one layer at a time is recomputed while the model output still holds the logits.
     interface Candidate { copies: number; copiesNote: string; activations: number; activationNote: string; logits: number; logitsNote: string }
-    const candidates: Candidate[] = act.checkpointed
+    // Without autograd, checkpointing changes nothing: inference is read first.
+    const candidates: Candidate[] = inference
+      ? [{ copies: autocastCopies, copiesNote: 'casts of every matmul weight, cached while autocast is on', ...inferenceActivations(shape, act, compute, lay.tp, notes), ...inferenceLogits(act, tshape, facts, compute, lay.tp) }]
+      : act.checkpointed
       ? [
           { copies: autocastCopies, copiesNote: 'casts of every matmul weight, cached by autocast until the forward pass ends', activations: act.activations, activationNote: act.activationNote, logits: act.logitsForward, logitsNote: `${act.logitsNote}, at the end of the forward pass` },
           { copies: headCast, copiesNote: "the head's cast, saved for backward", activations: act.activations, activationNote: act.activationNote, logits: act.logitsBackward, logitsNote: `${act.logitsNote}, when backward starts` },
           { copies: headCast + layerCast, copiesNote: "the head's cast and the recomputed layer's", activations: act.activations + act.recomputedLayer, activationNote: `${act.activationNote}, one layer recomputed`, logits: act.logitsHeld, logitsNote: `${act.logitsNote}, the logits the model output holds` },
         ]
-      : inference
-        ? [{ copies: autocastCopies, copiesNote: 'casts of every matmul weight, cached while autocast is on', ...inferenceActivations(shape, facts, compute, notes), ...inferenceLogits(act, tshape, facts, lay.tp) }]
-        : [{ copies: autocastCopies, copiesNote: 'casts of every matmul weight, cached by autocast and saved for backward', activations: act.activations, activationNote: act.activationNote, logits: act.logitsBackward, logitsNote: `${act.logitsNote}, when backward starts` }];
+      : [{ copies: autocastCopies, copiesNote: 'casts of every matmul weight, cached by autocast and saved for backward', activations: act.activations, activationNote: act.activationNote, logits: act.logitsBackward, logitsNote: `${act.logitsNote}, when backward starts` }];
     const total = (c: Candidate): number => c.copies + c.activations + c.logits;
     const fwd = candidates.reduce((a, b) => (total(b) > total(a) ? b : a));
     const forward = base + total(fwd);
@@ -341,7 +345,7 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
       pushPeak('autocastWeightCopies', 'Autocast weight copies', fwd.copies, fwd.copiesNote);
       pushPeak('activations', 'Activations', fwd.activations, fwd.activationNote);
       pushPeak('logits', inference ? 'Logits' : 'Logits and loss', fwd.logits, fwd.logitsNote);
-      if (tshape && facts.generate) pushPeak('kvCache', 'KV cache', ...kvCache(tshape, facts, layersOnCard, lay.tp, compute, notes));
+      if (inference && tshape && facts.generate) pushPeak('kvCache', 'KV cache', ...kvCache(tshape, act, facts, layersOnCard, lay.tp, compute, notes));
     } else {
       pushPeak('optimizerStepTemp', 'Optimizer step temporaries', stepTemp, 'foreach AdamW keeps sqrt(exp_avg_sq) for every parameter during step()');
       pushPeak('logits', 'Logits held by the model output', act.logitsHeld, act.logitsNote);
@@ -386,38 +390,35 @@ export function planMemory(facts: TrainingFacts, options: PlanOptions): MemoryPl
  * residual input and its normed copy, then the MLP's outputs (gate, up and their product; fc and its
  * activation). For models known only by a training measurement, nothing is estimated.
  */
-function inferenceActivations(shape: ModelShape, facts: TrainingFacts, compute: Precision, notes: string[]): { activations: number; activationNote: string } {
+function inferenceActivations(shape: ModelShape, act: ActivationTerms, compute: Precision, tp: number, notes: string[]): { activations: number; activationNote: string } {
   if (shape.kind === 'opaque') {
     notes.push('activations of a forward without autograd are not estimated for this model');
     return { activations: 0, activationNote: '' };
   }
-  const batch = facts.batchSize?.value ?? 1;
-  const seq = shape.tokensPerSample ?? facts.seqLen?.value ?? (shape.learnedPositions > 0 ? shape.learnedPositions : 2048);
   const d = bytesOf(compute);
-  const tp = Math.max(1, facts.tensorParallel?.value ?? 1);
   const perToken = 2 * d * shape.hidden + (shape.mlp === 'gated' ? 3 : 2) * d * shape.intermediate / tp;
-  return { activations: perToken * batch * seq, activationNote: `one layer's MLP at a time (no autograd): ${batch} x ${seq} tokens` };
+  return { activations: perToken * act.batch * act.seq, activationNote: `one layer's MLP at a time (no autograd): ${act.batch} x ${act.seq} tokens` };
 }
 
 /**
  * A plain forward returns logits for every position; `generate` asks for the last position only
  * (`logits_to_keep`, transformers 4.45 and later) and keeps an fp32 copy of them.
  */
-function inferenceLogits(act: ActivationTerms, s: TransformerShape | undefined, facts: TrainingFacts, tp: number): { logits: number; logitsNote: string } {
+function inferenceLogits(act: ActivationTerms, s: TransformerShape | undefined, facts: TrainingFacts, compute: Precision, tp: number): { logits: number; logitsNote: string } {
   if (!facts.generate || !s?.causalLm) return { logits: act.logitsHeld, logitsNote: `${act.logitsNote}, the output of one forward` };
-  const batch = facts.batchSize?.value ?? 1;
-  return { logits: (batch * s.vocab * (bytesOf(facts.autocast?.value ?? facts.weightDtype?.value ?? 'fp32') + 4)) / tp, logitsNote: `${batch} x vocab ${s.vocab}: the last position's logits and generate's fp32 copy` };
+  return { logits: (act.batch * s.vocab * (bytesOf(compute) + 4)) / tp, logitsNote: `${act.batch} x vocab ${s.vocab}: the last position's logits and generate's fp32 copy` };
 }
 
-/** K and V of every layer on the card for the prompt plus the generated tokens, in the compute dtype. */
-function kvCache(s: TransformerShape, facts: TrainingFacts, layersOnCard: number, tp: number, compute: Precision, notes: string[]): [number, string] {
-  const batch = facts.batchSize?.value ?? 1;
-  const prompt = facts.seqLen?.value ?? 0;
+/**
+ * K and V of every layer on the card for the prompt (the plan's sequence length) plus the generated
+ * tokens, in the compute dtype.
+ */
+function kvCache(s: TransformerShape, act: ActivationTerms, facts: TrainingFacts, layersOnCard: number, tp: number, compute: Precision, notes: string[]): [number, string] {
   const generated = facts.generate?.value.maxNewTokens;
   if (generated === undefined) notes.push("generate's max_new_tokens not found: the KV cache counts the prompt only");
-  const positions = prompt + (generated ?? 0);
-  const bytes = 2 * layersOnCard * (s.kvHeads * s.headDim / tp) * batch * positions * bytesOf(compute);
-  return [bytes, `${layersOnCard} layers x K and V x ${batch} x ${positions} positions x ${s.kvHeads} KV heads x ${s.headDim} (${compute})`];
+  const positions = act.seq + (generated ?? 0);
+  const bytes = 2 * layersOnCard * (s.kvHeads * s.headDim / tp) * act.batch * positions * bytesOf(compute);
+  return [bytes, `${layersOnCard} layers x K and V x ${act.batch} x ${positions} positions x ${s.kvHeads} KV heads x ${s.headDim} (${compute})`];
 }
 
 function fmtCount(n: number): string {

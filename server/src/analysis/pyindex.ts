@@ -96,6 +96,7 @@ const INDEX_QUERY = `
 (import_statement) @import
 (import_from_statement) @import_from
 (assignment left: (_) @assign_left right: (_) @assign_right)
+(augmented_assignment left: (identifier) @augmented)
 (call function: (_) @callee) @call
 (comment) @comment
 (pair key: (_) @pair_key value: (_) @pair_value)
@@ -124,6 +125,8 @@ export class PythonIndex {
   readonly calls: CallSite[] = [];
   /** Simple name -> right-hand side of its last plain assignment anywhere in the file. */
   readonly assignments = new Map<string, Node>();
+  /** Names assigned more than once or updated in place (`step += 1`): no single value decides a branch. */
+  private readonly rebound = new Set<string>();
   /** argparse destination -> default value node. */
   readonly argDefaults = new Map<string, Node>();
   /** `obj.attr = value` assignments. */
@@ -147,6 +150,9 @@ export class PythonIndex {
    * stands for its value in sizes, but a launcher sets it at run time, so it decides no branch.
    */
   private readingCondition = false;
+
+  /** argparse destinations a launcher sets at run time (`--local_rank`): their defaults decide no branch either. */
+  private static readonly LAUNCHER_SET = new Set(['local_rank', 'rank', 'world_size', 'local_world_size', 'node_rank']);
 
   /**
    * @param kwargNames keyword arguments to index by name (for `kwargValues`).
@@ -174,11 +180,17 @@ export class PythonIndex {
           const right = other('assign_right');
           if (!left || !right) break;
           const type = left.type;
-          if (type === 'identifier') this.assignments.set(left.text, right);
+          if (type === 'identifier') {
+            if (this.assignments.has(left.text)) this.rebound.add(left.text);
+            this.assignments.set(left.text, right);
+          }
           else if (type === 'attribute') this.attributeAssignments.push({ left, right });
           else if (type === 'subscript') this.subscriptAssignments.push({ left, right });
           break;
         }
+        case 'augmented':
+          this.rebound.add(first.node.text);
+          break;
         case 'call':
         case 'callee': {
           const node = other('call');
@@ -262,6 +274,12 @@ export class PythonIndex {
       else if (value !== undefined && !isFalsy(value)) taken = true;
     }
     this.readingCondition = false;
+  }
+
+  /** The value a launch script, launch.json or the CLI passed for `--name`, if any. */
+  passedArg(name: string): PyValue | undefined {
+    const passed = this.argOverrides.get(name);
+    return passed === undefined ? undefined : shellArgValue(passed);
   }
 
   /** An argparse destination's value: the launch script's argument if one was passed, else the default. */
@@ -375,8 +393,9 @@ export class PythonIndex {
 
   /**
    * Evaluates a literal-ish expression: numbers, strings, booleans, None, lists/tuples/dicts of
-   * those, names bound to literals, `args.x` argparse defaults, `os.environ.get(k, default)`,
-   * `int(...)`/`float(...)`, and arithmetic on those. Returns undefined when it cannot.
+   * those, names bound to literals, `args.x` argparse defaults, flags passed on the command line,
+   * `os.environ.get(k, default)`, `int(...)`/`float(...)`, arithmetic, two-operand comparisons,
+   * `and`/`or` and `str.startswith`/`endswith` on those. Returns undefined when it cannot.
    */
   evaluate(node: Node | null | undefined, depth = 0, env?: ReadonlyMap<string, PyValue>): PyValue | undefined {
     if (!node || depth > 8) return undefined;
@@ -417,6 +436,10 @@ export class PythonIndex {
       case 'identifier': {
         const local = env?.get(node.text);
         if (local !== undefined) return local;
+        // nanoGPT's configurator: `--batch_size=4` on the command line overrides the module global.
+        const passed = this.argOverrides.get(node.text);
+        if (passed !== undefined) return shellArgValue(passed);
+        if (this.readingCondition && this.rebound.has(node.text)) return undefined;
         const bound = this.assignments.get(node.text);
         return bound && bound.id !== node.id ? this.evaluate(bound, depth + 1, env) : undefined;
       }
@@ -428,6 +451,7 @@ export class PythonIndex {
         const passed = attr !== undefined && object?.type === 'identifier' ? this.argOverrides.get(attr) : undefined;
         if (passed !== undefined) return shellArgValue(passed);
         if (object?.type === 'identifier' && attr && (object.text === 'args' || object.text === 'opts' || object.text === 'cfg' || object.text === 'config')) {
+          if (this.readingCondition && PythonIndex.LAUNCHER_SET.has(attr)) return undefined;
           const def = this.argDefaults.get(attr);
           if (def) return this.evaluate(def, depth + 1, env);
         }
@@ -534,7 +558,10 @@ function isFalsy(v: PyValue | undefined): boolean {
 }
 
 /** A comparison between two literal values, or undefined for one this reader does not model. */
-function compare(op: string, a: PyValue, b: PyValue): boolean | undefined {
+function compare(op: string, left: PyValue, right: PyValue): boolean | undefined {
+  // Python's bool is an int: `args.flag == True` holds for a bare `--flag` read as 1.
+  const a = typeof left === 'boolean' ? Number(left) : left;
+  const b = typeof right === 'boolean' ? Number(right) : right;
   switch (op) {
     case '==':
     case 'is':

@@ -3,10 +3,10 @@
  * the arguments the script is really run with, as a launch script's would be. The file is JSON with
  * comments, read with jsonc-parser (VS Code's own reader).
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, realpathSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 // The ES module build: the package's `main` is a UMD bundle whose require() calls bundlers cannot follow.
-import { parse, type ParseError } from 'jsonc-parser/lib/esm/main.js';
+import { parse } from 'jsonc-parser/lib/esm/main.js';
 import { scriptArguments } from './launch';
 
 export interface LaunchConfigArgs {
@@ -31,8 +31,8 @@ function configurationsOf(file: string): unknown[] | undefined {
     const st = statSync(file);
     const hit = cache.get(file);
     if (hit && hit.mtimeMs === st.mtimeMs && hit.size === st.size) return hit.configurations;
-    const errors: ParseError[] = [];
-    const json = parse(readFileSync(file, 'utf8'), errors, { allowTrailingComma: true }) as { configurations?: unknown } | undefined;
+    // jsonc-parser reads what it can of a file with syntax errors, as VS Code does.
+    const json = parse(readFileSync(file, 'utf8'), [], { allowTrailingComma: true }) as { configurations?: unknown } | undefined;
     const configurations = Array.isArray(json?.configurations) ? json.configurations : [];
     cache.set(file, { mtimeMs: st.mtimeMs, size: st.size, configurations });
     return configurations;
@@ -42,9 +42,23 @@ function configurationsOf(file: string): unknown[] | undefined {
   }
 }
 
-/** The `args` of the first launch configuration whose `program` is `scriptPath`. */
+/** The path with symlinks resolved, compared without case on Windows (drive letters). */
+function canonical(file: string): string {
+  let real = file;
+  try {
+    real = realpathSync(file);
+  } catch {
+    // Not on disk (an unsaved editor): compare the path as given.
+  }
+  return process.platform === 'win32' ? real.toLowerCase() : real;
+}
+
+/**
+ * The `args` of the first launch configuration whose `program` is `scriptPath`, or is `${file}` (VS Code's
+ * "Python: Current File", which runs whatever file is open).
+ */
 export function launchConfigArgs(scriptPath: string): LaunchConfigArgs | undefined {
-  const script = path.resolve(scriptPath);
+  const script = canonical(path.resolve(scriptPath));
   let folder = path.dirname(script);
   for (let level = 0; level < MAX_LEVELS; level++) {
     const file = path.join(folder, '.vscode', 'launch.json');
@@ -52,8 +66,9 @@ export function launchConfigArgs(scriptPath: string): LaunchConfigArgs | undefin
       if (typeof config !== 'object' || config === null) continue;
       const { program, args, name } = config as { program?: unknown; args?: unknown; name?: unknown };
       if (typeof program !== 'string' || !Array.isArray(args)) continue;
-      const resolved = path.resolve(folder, program.replace(/\$\{workspaceFolder\}/g, folder).replace(/\$\{workspaceRoot\}/g, folder));
-      if (resolved !== script) continue;
+      const expanded = program.replace(/\$\{file\}/g, scriptPath).replace(/\$\{fileDirname\}/g, path.dirname(scriptPath))
+        .replace(/\$\{workspaceFolder\}/g, folder).replace(/\$\{workspaceRoot\}/g, folder);
+      if (canonical(path.resolve(folder, expanded)) !== script) continue;
       const tokens = args.filter((a): a is string => typeof a === 'string');
       return { source: `.vscode/launch.json "${typeof name === 'string' ? name : program}"`, args: scriptArguments(tokens) };
     }
