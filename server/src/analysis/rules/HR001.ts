@@ -25,7 +25,7 @@ export const rule: Rule = {
         ? largest?.key === 'kvCache'
           ? 'lower the batch or max_new_tokens, or quantize the KV cache'
           : largest?.key === 'weights'
-            ? 'load the weights in bf16, 8-bit or 4-bit, or split them over GPUs (device_map="auto", tensor parallelism)'
+            ? `load the weights in ${facts.weightDtype?.value === 'bf16' || facts.weightDtype?.value === 'fp16' ? '' : 'bf16, '}8-bit or 4-bit, or split them over GPUs (device_map="auto", tensor parallelism)`
             : 'lower the batch or the sequence length'
         : largest?.key === 'activations' || largest?.key === 'logits'
         ? canCheckpoint ? 'enable gradient checkpointing, or lower the micro-batch/sequence and raise gradient accumulation' : 'lower the micro-batch or sequence length and raise gradient accumulation'
