@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { findModel, hubCacheConfig, transformerParams, type TransformerShape } from '../../server/src/analysis/models';
 import { analyzeDocument, resolveDevice } from '../../server/src/analysis/analyze';
 import { ParsedDocument } from '../../server/src/analysis/parser';
+import { PythonIndex } from '../../server/src/analysis/pyindex';
 import { analyzeFixture, analyzeText, fixture, withDefault } from './analysis-helpers';
 
 describe('model catalog', () => {
@@ -66,6 +67,18 @@ describe('training or inference, and the branches a run takes', () => {
       const { facts } = analyzeDocument(doc, '/tmp/train.py', resolveDevice('H100-80GB'), ['--init_from=gpt2-xl', '--batch_size=4']);
       expect(facts?.model?.value.ref).toBe('gpt2-xl');
       expect(facts?.batchSize).toMatchObject({ value: 4, evidence: '--batch_size 4 (passed to the script)' });
+    } finally {
+      doc.dispose();
+    }
+  });
+
+  it('fills a passed flag into what the parser returned only, not a same-named attribute elsewhere', async () => {
+    const doc = await ParsedDocument.create('python', 'model_args, training_args = parser.parse_args_into_dataclasses()\nx = training_args.learning_rate\ny = optimizer.learning_rate\nopt = argp.parse_args()\nz = opt.learning_rate\n');
+    try {
+      const idx = new PythonIndex(doc.tree, [], new Map([['learning_rate', '0.1']]));
+      expect(idx.evaluate(idx.assignments.get('x'))).toBe(0.1);
+      expect(idx.evaluate(idx.assignments.get('y'))).toBeUndefined();
+      expect(idx.evaluate(idx.assignments.get('z'))).toBe(0.1);
     } finally {
       doc.dispose();
     }

@@ -125,6 +125,8 @@ export class PythonIndex {
   readonly calls: CallSite[] = [];
   /** Simple name -> right-hand side of its last plain assignment anywhere in the file. */
   readonly assignments = new Map<string, Node>();
+  /** Names bound to what an argument parser returned (`args`, HfArgumentParser's dataclasses). */
+  private readonly parsedArgs = new Set<string>(['args', 'opts', 'cfg', 'config']);
   /** Names assigned more than once or updated in place (`step += 1`): no single value decides a branch. */
   private readonly rebound = new Set<string>();
   /** argparse destination -> default value node. */
@@ -180,6 +182,10 @@ export class PythonIndex {
           const right = other('assign_right');
           if (!left || !right) break;
           const type = left.type;
+          if (right.type === 'call' && /\bparse_\w*args\w*$/.test(right.childForFieldName('function')?.text ?? '')) {
+            // `args = parser.parse_args()`, `model_args, training_args = parser.parse_args_into_dataclasses()`.
+            for (const name of type === 'identifier' ? [left] : left.namedChildren) if (name?.type === 'identifier') this.parsedArgs.add(name.text);
+          }
           if (type === 'identifier') {
             if (this.assignments.has(left.text)) this.rebound.add(left.text);
             this.assignments.set(left.text, right);
@@ -446,16 +452,14 @@ export class PythonIndex {
       case 'attribute': {
         const object = node.childForFieldName('object');
         const attr = node.childForFieldName('attribute')?.text;
-        // A flag passed on the command line names the field whatever object holds it
-        // (`model_args.model_name_or_path` from HfArgumentParser); defaults only from argparse's `args`.
-        const passed = attr !== undefined && object?.type === 'identifier' ? this.argOverrides.get(attr) : undefined;
+        if (object?.type !== 'identifier' || !attr || !this.parsedArgs.has(object.text)) return undefined;
+        // A flag passed on the command line fills the field of whatever the parser returned
+        // (`model_args.model_name_or_path` from HfArgumentParser); defaults come from argparse only.
+        const passed = this.argOverrides.get(attr);
         if (passed !== undefined) return shellArgValue(passed);
-        if (object?.type === 'identifier' && attr && (object.text === 'args' || object.text === 'opts' || object.text === 'cfg' || object.text === 'config')) {
-          if (this.readingCondition && PythonIndex.LAUNCHER_SET.has(attr)) return undefined;
-          const def = this.argDefaults.get(attr);
-          if (def) return this.evaluate(def, depth + 1, env);
-        }
-        return undefined;
+        if (this.readingCondition && PythonIndex.LAUNCHER_SET.has(attr)) return undefined;
+        const def = this.argDefaults.get(attr);
+        return def ? this.evaluate(def, depth + 1, env) : undefined;
       }
       case 'comparison_operator': {
         // `a == b`, `a in (...)`, `a is None`: two operands only (chains like `0 < a < b` stay unknown).
