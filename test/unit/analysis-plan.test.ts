@@ -84,6 +84,18 @@ describe('training or inference, and the branches a run takes', () => {
     }
   });
 
+  it('resolves short options passed to the script (-a resnet50 -b 64) to their argparse destinations', async () => {
+    const text = "import argparse, torch\nimport torchvision.models as models\nparser = argparse.ArgumentParser()\nparser.add_argument('-a', '--arch', default='resnet18')\nparser.add_argument('-b', '--batch-size', default=256, type=int)\nparser.add_argument('--lr', default=0.1, type=float)\nargs = parser.parse_args()\nmodel = models.__dict__[args.arch]()\noptimizer = torch.optim.SGD(model.parameters(), args.lr, momentum=0.9)\n";
+    const doc = await ParsedDocument.create('python', text);
+    try {
+      const { facts } = analyzeDocument(doc, '/tmp/main.py', resolveDevice('H100-80GB'), ['-a', 'resnet50', '-b', '64', '--lr', '-0.5']);
+      expect(facts?.model?.value.ref).toBe('resnet50');
+      expect(facts?.batchSize?.value).toBe(64);
+    } finally {
+      doc.dispose();
+    }
+  });
+
   it('reads a cast chained on the load after its torch_dtype, and .float()', async () => {
     const chained = await analyzeText('/tmp/s.py', "import torch\nfrom transformers import AutoModelForCausalLM\nmodel = AutoModelForCausalLM.from_pretrained('gpt2', torch_dtype=torch.bfloat16).to(torch.float32)\n");
     expect(chained.facts?.weightDtype?.value).toBe('fp32');

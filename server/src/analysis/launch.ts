@@ -65,16 +65,21 @@ const LAUNCHERS = new Set(['torchrun', 'deepspeed']);
 const PER_NODE_FLAGS = new Set(['--nproc_per_node', '--nproc-per-node', '--num_gpus', '--num-gpus', '--num_processes', '--num-processes', '--ntasks-per-node']);
 const NODE_FLAGS = new Set(['--nnodes', '--num_nodes', '--num-nodes', '--num_machines', '--num-machines']);
 
-/** A script's `--flag value` / `--flag=value` / bare `--flag` (as `1`) arguments; flag names without the leading `--`. */
+/**
+ * A script's `--flag value` / `--flag=value` / bare `--flag` (as `1`) arguments, flag names without the
+ * leading `--`; short options (`-b 64`) keep their dash, for the index to resolve to a destination.
+ */
 export function scriptArguments(tokens: readonly string[]): Map<string, string> {
   const args = new Map<string, string>();
+  const isFlag = (t: string | undefined): boolean => t !== undefined && /^-{1,2}[A-Za-z]/.test(t);
   for (let i = 0; i < tokens.length; i++) {
     const t = tokens[i]!;
-    if (!t.startsWith('--')) continue;
-    const eq = t.indexOf('=');
-    if (eq > 0) args.set(t.slice(2, eq), t.slice(eq + 1));
-    else if (tokens[i + 1] !== undefined && !tokens[i + 1]!.startsWith('--')) args.set(t.slice(2), tokens[++i]!);
-    else args.set(t.slice(2), '1');
+    if (!isFlag(t)) continue;
+    const name = t.startsWith('--') ? t.slice(2) : t;
+    const eq = name.indexOf('=');
+    if (eq > 0) args.set(name.slice(0, eq), name.slice(eq + 1));
+    else if (tokens[i + 1] !== undefined && !isFlag(tokens[i + 1])) args.set(name, tokens[++i]!);
+    else args.set(name, '1');
   }
   return args;
 }

@@ -125,6 +125,10 @@ export class PythonIndex {
   readonly calls: CallSite[] = [];
   /** Simple name -> right-hand side of its last plain assignment anywhere in the file. */
   readonly assignments = new Map<string, Node>();
+  /** Destination -> value passed for it, with short options resolved to their destinations. */
+  private readonly argOverrides: Map<string, string>;
+  /** argparse short options (`-b` kept as `_b`, the way passed flags are normalised) -> their destination. */
+  private readonly shortOptions = new Map<string, string>();
   /** Names bound to what an argument parser returned (`args`, HfArgumentParser's dataclasses). */
   private readonly parsedArgs = new Set<string>(['args', 'opts', 'cfg', 'config']);
   /** Names assigned more than once or updated in place (`step += 1`): no single value decides a branch. */
@@ -158,11 +162,12 @@ export class PythonIndex {
 
   /**
    * @param kwargNames keyword arguments to index by name (for `kwargValues`).
-   * @param argOverrides argparse destinations -> values passed on a launch script's command line;
-   *   they win over the defaults in the script.
+   * @param passedArgs argparse destinations (or short options, `-b` as `_b`) -> values passed on the
+   *   script's command line; they win over the defaults in the script.
    */
-  constructor(tree: Tree, kwargNames: readonly string[] = [], private readonly argOverrides: ReadonlyMap<string, string> = new Map()) {
+  constructor(tree: Tree, kwargNames: readonly string[] = [], passedArgs: ReadonlyMap<string, string> = new Map()) {
     this.root = tree.rootNode;
+    this.argOverrides = new Map(passedArgs);
     const wanted = new Set(kwargNames);
     const ifs: Node[] = [];
     for (const { captures } of indexQuery(tree.language).matches(this.root)) {
@@ -255,6 +260,11 @@ export class PythonIndex {
       }
     }
     for (const site of this.calls) if (site.method === 'add_argument') this.indexArgument(site.node);
+    // `-b 64` passed for `add_argument('-b', '--batch-size')` is the `batch_size` destination's value.
+    for (const [short, dest] of this.shortOptions) {
+      const value = this.argOverrides.get(short);
+      if (value !== undefined && !this.argOverrides.has(dest)) this.argOverrides.set(dest, value);
+    }
     for (const statement of ifs) this.markDeadBranches(statement);
   }
 
@@ -346,6 +356,7 @@ export class PythonIndex {
     if (!args) return;
     let dest: string | undefined;
     let defaultNode: Node | undefined;
+    const shorts: string[] = [];
     for (const arg of args.namedChildren) {
       if (!arg) continue;
       if (arg.type === 'keyword_argument') {
@@ -353,11 +364,15 @@ export class PythonIndex {
         const value = arg.childForFieldName('value');
         if (key === 'default' && value) defaultNode = value;
         if (key === 'dest' && value) dest = stringValue(value) ?? dest;
-      } else if (dest === undefined) {
+      } else {
         const flag = stringValue(arg);
-        if (flag?.startsWith('--')) dest = flag.slice(2).split('-').join('_');
+        if (flag?.startsWith('--')) dest ??= flag.slice(2).split('-').join('_');
+        else if (flag?.startsWith('-') && flag.length > 1) shorts.push(flag.split('-').join('_'));
       }
     }
+    // Only a short option: argparse names the destination after it (`-b` -> `b`).
+    dest ??= shorts[0]?.slice(1);
+    if (dest) for (const short of shorts) this.shortOptions.set(short, dest);
     if (dest && defaultNode) this.argDefaults.set(dest, defaultNode);
   }
 
