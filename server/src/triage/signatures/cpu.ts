@@ -246,6 +246,61 @@ const DOCKER_EVENT_OOM = /"(?:status|Action)"\s*:\s*"oom"/;
 const BACKEND_AI_OOM = /\bOut-of-memory detected!|\bdetected potentially oom-killed process:/;
 
 /**
+ * Host kills one line names outright, each told by the program that watched it happen: the finding's
+ * summary and its explanation (what that program reports, then what the killed process saw).
+ */
+const NAMED_HOST_KILLS: ReadonlyArray<{ pattern: RegExp; summary: string; explanation: string }> = [
+  {
+    pattern: EARLYOOM,
+    summary: 'Host OOM: earlyoom (the userspace OOM daemon) acted on low host memory',
+    explanation: 'earlyoom watches the host\'s available memory and swap; below its limits it invokes the kernel OOM killer or sends SIGTERM, then SIGKILL, to the process with the highest oom_score. ' +
+      'The killed process got no exception and no traceback.',
+  },
+  {
+    pattern: MEMCG_OOM_INFO,
+    summary: 'Host OOM: the kernel\'s memory cgroup report (a cgroup at its memory limit; the OOM killer ran in it)',
+    explanation: 'The kernel prints a memory cgroup\'s usage against its limit (memory, memory+swap, kmem, swap) only in the OOM killer\'s report for that cgroup; the lines naming the killed process are not in this excerpt. ' +
+      'The killed process got SIGKILL: no exception, no traceback.',
+  },
+  {
+    pattern: NODE_PM_SIGKILL,
+    summary: 'The package manager\'s script was killed (SIGKILL), most likely for host memory',
+    explanation: 'yarn, pnpm or npm reports that the script it ran ended by SIGKILL, the signal the kernel OOM killer and container memory limits send (a Node process over a container\'s limit ends this way). ' +
+      'Nothing runs after it: no exception, no traceback.',
+  },
+  {
+    pattern: RUNC_INIT_OOM,
+    summary: 'Container OOM: the container\'s init was killed for memory before it started (runc: memory limit too low)',
+    explanation: 'runc starts a container\'s init process inside the container\'s memory cgroup; the kernel OOM killer killed it there, so the container never started (Kubernetes reports CreateContainerError, RunContainerError or StartError). The memory limit is too low for even the start-up. ' +
+      'No exception or traceback: raise the container\'s memory limit.',
+  },
+  {
+    pattern: DOCKER_EVENT_OOM,
+    summary: 'Container OOM: docker\'s event stream reported an out-of-memory event for a container (its memory limit was hit)',
+    explanation: 'Docker emits an "oom" event when the kernel OOM killer acts inside a container\'s memory cgroup (docker run -m / --memory, a compose or Kubernetes limit). ' +
+      'The killed process got SIGKILL: no exception, no traceback.',
+  },
+  {
+    pattern: BACKEND_AI_OOM,
+    summary: 'Container OOM: Backend.AI\'s kernel runner detected an out-of-memory kill in the session\'s container',
+    explanation: 'Backend.AI\'s agent tells the kernel runner when the container hits an OOM event; the runner logs it and the processes that vanished (the kernel OOM killer\'s victims inside the session\'s memory limit). ' +
+      'The killed process got SIGKILL: no exception, no traceback.',
+  },
+  {
+    pattern: COLAB_RAM,
+    summary: 'Host OOM: the Colab runtime crashed after using all available RAM',
+    explanation: 'Google Colab restarts the runtime when its VM runs out of memory and tells the notebook "Your session crashed after using all available RAM"; the kernel was killed, so no exception or traceback was printed. ' +
+      'Look at what the notebook holds in host memory (datasets, model weights loaded on the CPU).',
+  },
+  {
+    pattern: NODE_LOW_MEMORY,
+    summary: 'Host OOM: the kubelet evicted the pod because the node was low on memory',
+    explanation: 'Kubernetes\' kubelet evicts pods when the node\'s available memory falls below its eviction threshold, starting with the pods that use the most above their requests; their containers are killed. ' +
+      'The killed process got no exception and no traceback.',
+  },
+];
+
+/**
  * Host kills with no word the hot scan anchors on, read by the tail pass: the kernel OOM killer's task
  * table (mm/oom_kill.c dump_tasks: "[  pid  ]   uid  tgid total_vm      rss … oom_score_adj name", one
  * row per task; printed only when the OOM killer runs) when an excerpt kept only its rows, or its
@@ -293,52 +348,14 @@ export const tailHostKill: Signature = {
       const why = 'A userspace OOM killer (systemd-oomd, oomd) or a tool watching the kernel\'s (isolate, oomkill) reports that a process or cgroup was killed, or chosen to be killed, for memory. ';
       return { ...hostKill(line, `Host OOM: ${who}`, {}, undefined, why + 'The killed processes got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
     }
-    if (EARLYOOM.test(line.content)) {
-      const summary = 'Host OOM: earlyoom (the userspace OOM daemon) acted on low host memory';
-      const why = 'earlyoom watches the host\'s available memory and swap; below its limits it invokes the kernel OOM killer or sends SIGTERM, then SIGKILL, to the process with the highest oom_score. ';
-      return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got no exception and no traceback.'), facts: { tier: 2 } };
-    }
-    if (MEMCG_OOM_INFO.test(line.content)) {
-      const summary = 'Host OOM: the kernel\'s memory cgroup report (a cgroup at its memory limit; the OOM killer ran in it)';
-      const why = 'The kernel prints a memory cgroup\'s usage against its limit (memory, memory+swap, kmem, swap) only in the OOM killer\'s report for that cgroup; the lines naming the killed process are not in this excerpt. ';
-      return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
-    }
-    if (NODE_PM_SIGKILL.test(line.content)) {
-      const summary = 'The package manager\'s script was killed (SIGKILL), most likely for host memory';
-      const why = 'yarn, pnpm or npm reports that the script it ran ended by SIGKILL, the signal the kernel OOM killer and container memory limits send (a Node process over a container\'s limit ends this way). ';
-      return { ...hostKill(line, summary, {}, undefined, why + 'Nothing runs after it: no exception, no traceback.'), facts: { tier: 2 } };
-    }
     if (BARE_SIGKILL.test(line.content)) {
       for (let k = 1; k <= 5; k++) if ((line.next(k) ?? '').trim() !== '') return undefined;
       const summary = 'The process ended with SIGKILL (the last line of the log), most likely killed for host memory';
       const why = 'The log ends with the name of the signal the process died of: SIGKILL, which the kernel OOM killer and cgroup memory limits send. ';
       return { ...hostKill(line, summary, {}, undefined, why + 'Nothing runs after it: no exception, no traceback.'), facts: { tier: 2 } };
     }
-    if (RUNC_INIT_OOM.test(line.content)) {
-      const summary = 'Container OOM: the container\'s init was killed for memory before it started (runc: memory limit too low)';
-      const why = 'runc starts a container\'s init process inside the container\'s memory cgroup; the kernel OOM killer killed it there, so the container never started (Kubernetes reports CreateContainerError, RunContainerError or StartError). The memory limit is too low for even the start-up. ';
-      return { ...hostKill(line, summary, {}, undefined, why + 'No exception or traceback: raise the container\'s memory limit.'), facts: { tier: 2 } };
-    }
-    if (DOCKER_EVENT_OOM.test(line.content)) {
-      const summary = 'Container OOM: docker\'s event stream reported an out-of-memory event for a container (its memory limit was hit)';
-      const why = 'Docker emits an "oom" event when the kernel OOM killer acts inside a container\'s memory cgroup (docker run -m / --memory, a compose or Kubernetes limit). ';
-      return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
-    }
-    if (BACKEND_AI_OOM.test(line.content)) {
-      const summary = 'Container OOM: Backend.AI\'s kernel runner detected an out-of-memory kill in the session\'s container';
-      const why = 'Backend.AI\'s agent tells the kernel runner when the container hits an OOM event; the runner logs it and the processes that vanished (the kernel OOM killer\'s victims inside the session\'s memory limit). ';
-      return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
-    }
-    if (COLAB_RAM.test(line.content)) {
-      const summary = 'Host OOM: the Colab runtime crashed after using all available RAM';
-      const why = 'Google Colab restarts the runtime when its VM runs out of memory and tells the notebook "Your session crashed after using all available RAM"; the kernel was killed, so no exception or traceback was printed. ';
-      return { ...hostKill(line, summary, {}, undefined, why + 'Look at what the notebook holds in host memory (datasets, model weights loaded on the CPU).'), facts: { tier: 2 } };
-    }
-    if (NODE_LOW_MEMORY.test(line.content)) {
-      const summary = 'Host OOM: the kubelet evicted the pod because the node was low on memory';
-      const why = 'Kubernetes\' kubelet evicts pods when the node\'s available memory falls below its eviction threshold, starting with the pods that use the most above their requests; their containers are killed. ';
-      return { ...hostKill(line, summary, {}, undefined, why + 'The killed process got no exception and no traceback.'), facts: { tier: 2 } };
-    }
+    const named = NAMED_HOST_KILLS.find((k) => k.pattern.test(line.content));
+    if (named) return { ...hostKill(line, named.summary, {}, undefined, named.explanation), facts: { tier: 2 } };
     const header = TASKS_STATE.test(line.content);
     const container = !header && CONTAINER_OOM.test(line.content);
     const died = !header && !container && DIED_SIGKILL.test(line.content);
