@@ -47,6 +47,26 @@ export function loadCorpus(): CorpusEntry[] {
   return JSON.parse(readFileSync(path.join(CORPUS_DIR, 'index.json'), 'utf8')) as CorpusEntry[];
 }
 
+/**
+ * The set a log belongs to: `train` and `holdout` for the first 125 logs, `blind` and `blind2` for the two
+ * batches collected after the engine was first frozen, and `blindN` for each later rank-order sample
+ * (`collected: "batch-N"`).
+ */
+export function splitOf(entry: CorpusEntry): string {
+  if (entry.collected === undefined) return entry.split;
+  if (entry.collected === 'after-engine-freeze') return 'blind';
+  if (entry.collected === 'batch-2-after-blind-fixes') return 'blind2';
+  const batch = /^batch-(\d+)$/.exec(entry.collected);
+  if (batch === null) throw new Error(`${entry.file}: unknown "collected" value ${JSON.stringify(entry.collected)}`);
+  return `blind${batch[1]}`;
+}
+
+/** Every set in the corpus, in the order the sets were collected. */
+export function splitsOf(corpus: readonly CorpusEntry[]): string[] {
+  const order = (split: string): number => (split === 'train' ? -2 : split === 'holdout' ? -1 : Number(split.slice(5) || 1));
+  return [...new Set(corpus.map(splitOf))].sort((a, b) => order(a) - order(b));
+}
+
 const tally = (): Tally => ({ right: 0, total: 0 });
 const count = (t: Tally, ok: boolean): void => {
   t.total++;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadCorpus, ratio, scoreCorpus, type CorpusEntry } from './triage-corpus-score';
+import { loadCorpus, ratio, scoreCorpus, splitOf, splitsOf } from './triage-corpus-score';
 
 /**
  * Accuracy on the labelled corpus of real logs (test/fixtures/logs). The floors are the measured
@@ -128,13 +128,6 @@ const FLOORS = {
   blind29: { kind: 85 / 86, exact: 136 / 136 },
 };
 
-const BATCHES: Partial<Record<keyof typeof FLOORS, string>> = { blind: 'after-engine-freeze', blind2: 'batch-2-after-blind-fixes', blind3: 'batch-3', blind4: 'batch-4', blind5: 'batch-5', blind6: 'batch-6', blind7: 'batch-7', blind8: 'batch-8', blind9: 'batch-9', blind10: 'batch-10', blind11: 'batch-11', blind12: 'batch-12', blind13: 'batch-13', blind14: 'batch-14', blind15: 'batch-15', blind16: 'batch-16', blind17: 'batch-17', blind18: 'batch-18', blind19: 'batch-19', blind20: 'batch-20', blind21: 'batch-21', blind22: 'batch-22', blind23: 'batch-23', blind24: 'batch-24', blind25: 'batch-25', blind26: 'batch-26', blind27: 'batch-27', blind28: 'batch-28', blind29: 'batch-29' };
-
-const inSplit = (e: CorpusEntry, split: keyof typeof FLOORS): boolean => {
-  const batch = BATCHES[split];
-  return batch !== undefined ? e.collected === batch : e.split === split && e.collected === undefined;
-};
-
 describe('triage accuracy on the labelled corpus', () => {
   const corpus = loadCorpus();
 
@@ -147,9 +140,13 @@ describe('triage accuracy on the labelled corpus', () => {
     for (const entry of corpus) expect(entry.sourceUrl).toMatch(/^https:\/\//);
   });
 
-  for (const split of ['train', 'holdout', 'blind', 'blind2', 'blind3', 'blind4', 'blind5', 'blind6', 'blind7', 'blind8', 'blind9', 'blind10', 'blind11', 'blind12', 'blind13', 'blind14', 'blind15', 'blind16', 'blind17', 'blind18', 'blind19', 'blind20', 'blind21', 'blind22', 'blind23', 'blind24', 'blind25', 'blind26', 'blind27', 'blind28', 'blind29'] as const) {
+  it('has a floor for every set in the corpus', () => {
+    expect(splitsOf(corpus)).toEqual(Object.keys(FLOORS));
+  });
+
+  for (const split of Object.keys(FLOORS) as (keyof typeof FLOORS)[]) {
     it(`keeps kind and exact-number accuracy on the ${split} logs`, async () => {
-      const score = await scoreCorpus(corpus.filter((e) => inSplit(e, split)));
+      const score = await scoreCorpus(corpus.filter((e) => splitOf(e) === split));
       const report = score.misses.join('\n');
       expect(ratio(score.kind), report).toBeGreaterThanOrEqual(FLOORS[split].kind);
       expect(ratio(score.exact), report).toBeGreaterThanOrEqual(FLOORS[split].exact);
