@@ -496,7 +496,8 @@ describe('Metal assertions and Ascend stream timeouts', () => {
     expect(limit.summary).toContain('total bytes of NDArray > 2**32');
     const buffer = "/AppleInternal/Library/BuildRoots/x/MPSCore/Utility/MPSCommandBufferImageCache.mm:1420: failed assertion `Failed to allocate private MTLBuffer for size 9964830976'";
     expect(triageText(buffer, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', platform: 'mps', catchable: false, requestedBytes: 9964830976 });
-    expect(triageText("test.c:12: main: Assertion `x > 0' failed.", 'x').verdicts).toEqual([]);
+    // A C assertion is no Metal assertion; it is a failure the log states (statedFailure.ts), not an OOM.
+    expect(triageText("test.c:12: main: Assertion `x > 0' failed.", 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', catchable: false, summary: expect.stringContaining('Failure stated near the end of the log') });
     const validation = "-[MTLDebugComputeCommandEncoder setBuffer:offset:atIndex:]:1290: failed assertion `Set Buffer Validation index(0) must be < 31'";
     expect(triageText(validation, 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'mps', summary: expect.stringContaining('a Metal assertion failed') });
   });

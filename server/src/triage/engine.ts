@@ -16,6 +16,7 @@ import { CUT_FRAME_HEAD, framesOf, isAtHeader, isChainMarker, isNotebookLine, is
 import { inlineRank, splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES, TAIL_SIGNATURES } from './signatures';
 import { chooseFailure, TAIL_ANCHORS } from './signatures/otherFailure';
+import { STATED_FAILURE_LINES, statedFailure, statesFailure } from './signatures/statedFailure';
 import { platformNamedIn, SETTINGS_DUMP } from './signatures/otherOom';
 import type { Finding, FollowingTraceback, LineView, Signature } from './signatures/types';
 import { FindingSink } from './verdicts';
@@ -296,13 +297,8 @@ export class TriageEngine {
     const found: { finding: Finding; line: number; view: PieceLineView }[] = [];
     re.lastIndex = 0;
     for (let hit = re.exec(ascii); hit; hit = re.exec(ascii)) {
-      const lineStart = from + ascii.lastIndexOf('\n', hit.index) + 1;
-      let stop = this.text.nextBreak(from + hit.index);
-      if (stop < 0) stop = this.text.end;
-      const start = this.clippedStart(lineStart, stop, from + hit.index);
-      const raw = cleanLine(this.text.decode(start, Math.min(stop, start + MAX_LINE_CHARS)));
-      const { rank, content } = splitRank(raw);
-      const view = new PieceLineView(this.text, lineStart, stop, this.text.lineAt(lineStart), raw, content, rank);
+      const view = this.tailLineView(from, ascii, from + hit.index);
+      const { content } = view;
       for (const signature of this.tailSignatures) {
         if (!signature.needles.some((n) => content.includes(n))) continue;
         const finding = signature.match(view);
@@ -320,21 +316,56 @@ export class TriageEngine {
     }
     // A Python exception the program printed and then went on from (a logged, recovered traceback
     // followed by ordinary output to the end) is not how the run ended.
-    const chosen = chooseFailure(found.filter((f) => !f.finding.catchable || this.text.endLine - f.line <= RECOVERED_AFTER_LINES));
-    if (chosen) {
-      // A not-oom failure whose nearby lines name no accelerator takes the one the rest of the retained
-      // tail names (a CUDA device banner, frames under torch/cuda or torch_npu, the launcher's GPU list).
-      // Not for a host process's own crash (a DataLoader worker's), which is on the host whatever device the run uses.
-      if (chosen.finding.signature === 'other-failure' && chosen.finding.platform === 'cpu' && chosen.finding.facts?.hostProcess === undefined) {
-        // Not when the log says it ran without one ("No GPU/TPU found", "CUDA is not available").
-        // A dump of every setting's name a server knows (ollama's startup 'msg="server config" env="map[CUDA_VISIBLE_DEVICES:
-        // HIP_VISIBLE_DEVICES: HSA_OVERRIDE_GFX_VERSION: …]"') names every platform and says nothing about this host's.
-        const settings = ascii.split('\n').filter((l) => !SETTINGS_DUMP.test(l)).join('\n');
-        const named = /\bno (?:GPU|CUDA|TPU|NPU)\b[\w\/ ]{0,20}(?:found|available|detected)|\b(?:CUDA|GPU) (?:is )?not available|cuda\.is_available\(\) (?:is|returned) False/i.test(ascii) ? undefined : platformNamedIn(settings);
-        if (named !== undefined) chosen.finding.platform = named;
-      }
-      this.sink.add(chosen.finding, chosen.view);
+    const chosen = chooseFailure(found.filter((f) => !f.finding.catchable || this.text.endLine - f.line <= RECOVERED_AFTER_LINES)) ?? this.statedFailure(from, ascii);
+    if (!chosen) return;
+    // A not-oom failure whose nearby lines name no accelerator takes the one the rest of the retained
+    // tail names (a CUDA device banner, frames under torch/cuda or torch_npu, the launcher's GPU list).
+    // Not for a host process's own crash (a DataLoader worker's), which is on the host whatever device the run uses.
+    if ((chosen.finding.signature === 'other-failure' || chosen.finding.signature === 'stated-failure') && chosen.finding.platform === 'cpu' && chosen.finding.facts?.hostProcess === undefined) {
+      // Not when the log says it ran without one ("No GPU/TPU found", "CUDA is not available").
+      // A dump of every setting's name a server knows (ollama's startup 'msg="server config" env="map[CUDA_VISIBLE_DEVICES:
+      // HIP_VISIBLE_DEVICES: HSA_OVERRIDE_GFX_VERSION: …]"') names every platform and says nothing about this host's.
+      const settings = ascii.split('\n').filter((l) => !SETTINGS_DUMP.test(l)).join('\n');
+      const named = /\bno (?:GPU|CUDA|TPU|NPU)\b[\w\/ ]{0,20}(?:found|available|detected)|\b(?:CUDA|GPU) (?:is )?not available|cuda\.is_available\(\) (?:is|returned) False/i.test(ascii) ? undefined : platformNamedIn(settings);
+      if (named !== undefined) chosen.finding.platform = named;
     }
+    this.sink.add(chosen.finding, chosen.view);
+  }
+
+  /**
+   * The last resort (signatures/statedFailure.ts): the last of the final STATED_FAILURE_LINES non-empty lines that
+   * states a failure in words, when it is not about memory.
+   */
+  private statedFailure(from: number, ascii: string): { finding: Finding; view: PieceLineView } | undefined {
+    let end = ascii.length;
+    for (let lines = 0; end > 0 && lines < STATED_FAILURE_LINES; ) {
+      const start = ascii.lastIndexOf('\n', end - 1) + 1;
+      const text = ascii.slice(start, end);
+      end = start - 1;
+      if (text.trim() === '') continue;
+      lines++;
+      if (!statesFailure(text)) continue;
+      const view = this.tailLineView(from, ascii, from + start);
+      if (!statesFailure(view.content)) continue;
+      const finding = statedFailure.match(view);
+      if (finding && finding.rank === undefined) {
+        const implied = view.impliedRank();
+        if (implied !== undefined) finding.rank = implied;
+      }
+      return finding && { finding, view };
+    }
+    return undefined;
+  }
+
+  /** The view of the retained tail's line that holds position `at` (`ascii` is the tail's ASCII view from `from`). */
+  private tailLineView(from: number, ascii: string, at: number): PieceLineView {
+    const lineStart = from + ascii.lastIndexOf('\n', at - from) + 1;
+    let stop = this.text.nextBreak(at);
+    if (stop < 0) stop = this.text.end;
+    const start = this.clippedStart(lineStart, stop, at);
+    const raw = cleanLine(this.text.decode(start, Math.min(stop, start + MAX_LINE_CHARS)));
+    const { rank, content } = splitRank(raw);
+    return new PieceLineView(this.text, lineStart, stop, this.text.lineAt(lineStart), raw, content, rank);
   }
 
   private flushStaged(): void {

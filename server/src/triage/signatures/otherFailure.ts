@@ -141,7 +141,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
 /** How strongly a finding says "this is how the log failed": 2 = the error itself, 1 = a launcher or the shell reporting it. */
 export type Tier = 1 | 2;
 
-const lookAtFailure = (what: string): Fix => ({
+export const lookAtFailure = (what: string): Fix => ({
   id: 'look-at-failure',
   title: `Not a memory problem: start from ${what}`,
   rationale: 'Nothing in the log says memory ran out; lowering memory use will not help. The failing line and the frames above it are where to look.',
@@ -333,7 +333,8 @@ function faulthandlerFrames(line: LineView): SourceFrame[] {
  */
 const PIN_MEMORY_THREAD = /\bCaught \w+ in pin memory thread for device (\d+)\b/;
 
-function base(line: LineView, tier: Tier, name: string, catchable: boolean, fixes: Fix[]): Finding {
+/** The not-oom finding of a failure line a fallback read, with the platform and device the lines around it name. */
+export function notOomFinding(line: LineView, tier: Tier, name: string, catchable: boolean, fixes: Fix[]): Finding {
   let platform = platformNear(line);
   const pinned = PIN_MEMORY_THREAD.exec(line.content);
   if (pinned && platform === 'cpu') platform = 'cuda';
@@ -483,7 +484,7 @@ export const otherFailure: Signature = {
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
     if (text.includes('terminate called after throwing') || /\bterminating due to uncaught exception of type /.test(text)) {
       const what = /^\s*what\(\):\s*(.*)$/.exec(line.next(1) ?? '')?.[1];
-      const f = base(line, 2, quote(what ? `${text.trim()}: ${what}` : text), false, [lookAtFailure('the C++ exception that nothing caught (its what() message)')]);
+      const f = notOomFinding(line, 2, quote(what ? `${text.trim()}: ${what}` : text), false, [lookAtFailure('the C++ exception that nothing caught (its what() message)')]);
       // The exception's message may name the platform (libc++abi prints it on the same line).
       const named = nativeFailure(what ? `${text} ${what}` : text)?.platform;
       if (named) f.platform = named;
@@ -496,14 +497,14 @@ export const otherFailure: Signature = {
     const terminated = /\bterminate called (without an active exception|recursively)\b/.exec(text);
     if (terminated) {
       if (terminated[1] === 'recursively') for (let k = 1; k <= 3; k++) if (/\bterminate called\b|^\s*what\(\):/.test(line.previous(k) ?? '')) return undefined;
-      return base(line, 2, quote(text), false, [lookAtFailure(terminated[1] === 'recursively' ? 'the first failure: std::terminate ran again while it was handling one (a destructor or handler that threw)' : 'the code that ended with no exception in flight: a std::thread destroyed while still joinable (join or detach it), or a bare throw; with nothing to rethrow')]);
+      return notOomFinding(line, 2, quote(text), false, [lookAtFailure(terminated[1] === 'recursively' ? 'the first failure: std::terminate ran again while it was handling one (a destructor or handler that threw)' : 'the code that ended with no exception in flight: a std::thread destroyed while still joinable (join or detach it), or a bare throw; with nothing to rethrow')]);
     }
     // The cryptonight miners' CUDA check (otherOom.ts MINER_CHECK_FILE: "GPU N: <status>" over "<file>.cu line N", then exit(1))
     // with a status other than out of memory: the process exits on it, on device N (read here, before the status string
     // alone reads as a call that returned its error).
     const minerGpu = /^\s*GPU ?(\d+): (.+?)\s*$/.exec(text);
     if (minerGpu && MINER_CHECK_FILE.test(line.next(1) ?? '')) {
-      const f = base(line, 2, `a CUDA call failed on GPU ${minerGpu[1]}: ${quote(minerGpu[2]!)} (the miner's check at ${quote((line.next(1) ?? '').trim())}; the process exits on it)`, false, [lookAtFailure('the CUDA call at the file and line the check names (a launch failure is usually an earlier kernel\'s error: the clock, intensity or threads settings for this GPU)'), debugAsync]);
+      const f = notOomFinding(line, 2, `a CUDA call failed on GPU ${minerGpu[1]}: ${quote(minerGpu[2]!)} (the miner's check at ${quote((line.next(1) ?? '').trim())}; the process exits on it)`, false, [lookAtFailure('the CUDA call at the file and line the check names (a launch failure is usually an earlier kernel\'s error: the clock, intensity or threads settings for this GPU)'), debugAsync]);
       if (f.platform === 'cpu') f.platform = 'cuda';
       return { ...f, device: Number(minerGpu[1]), extraLines: [1] };
     }
@@ -516,7 +517,7 @@ export const otherFailure: Signature = {
         for (let k = 1; k <= 6 && !report; k++) report = /bfc_allocator\.cc:\d+\].*(?:ran out of memory|\*{16}|Large Model Support may avoid)|^[*_]{16,}\s*$/.test(line.previous(k) ?? '');
         if (report) {
           return {
-            ...base(line, 2, quote(text), false, []),
+            ...notOomFinding(line, 2, quote(text), false, []),
             kind: 'runtime-abort',
             platform: /gpu_bfc_allocator|GPU_\d+_bfc/.test(text) ? 'cuda' : platformNear(line),
             summary: 'Process aborted: TensorFlow\'s BFC allocator ran out of memory and failed a CHECK',
@@ -529,12 +530,12 @@ export const otherFailure: Signature = {
       // A check that throws instead of aborting (torch_xla's XLA_CHECK: "RuntimeError: …/xrt_computation_client.cc:1403 :
       // Check failed: …", xla_client/debug_macros.h throwing std::runtime_error) reached Python as the exception's message.
       const raised = /^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): /.test(text);
-      return base(line, 2, quote(text.replace(/^.*?\] /, '')), raised, cudnn ? [lookAtFailure('the failed check (a cuDNN/CUDA status other than an allocation failure)'), debugAsync] : [lookAtFailure('the failed check and the call that made it')]);
+      return notOomFinding(line, 2, quote(text.replace(/^.*?\] /, '')), raised, cudnn ? [lookAtFailure('the failed check (a cuDNN/CUDA status other than an allocation failure)'), debugAsync] : [lookAtFailure('the failed check and the call that made it')]);
     }
     // torch_xla's XRT client logging a failed computation's status and stack (xla_util.cc ReportComputationError);
     // torch_xla raises it as a RuntimeError. The status text itself, when kept, is read by the XLA signatures.
     if (/xla_util\.cc:\d+\] .*\bReportComputationError\(/.test(text)) {
-      const f = base(line, 2, "torch_xla's XLA computation failed (xla::util::ReportComputationError)", true, [lookAtFailure('the status printed above the stack trace (its code and message)')]);
+      const f = notOomFinding(line, 2, "torch_xla's XLA computation failed (xla::util::ReportComputationError)", true, [lookAtFailure('the status printed above the stack trace (its code and message)')]);
       return { ...f, platform: /CUDA|\bGPU\b/.test(text) ? 'cuda' : 'xla-tpu' };
     }
     // GameMaker's runner reporting an unhandled error in an event (its error box and console: "ERROR in", "action number 1",
@@ -545,12 +546,12 @@ export const otherFailure: Signature = {
         const next = (line.next(k) ?? '').trim();
         if (next !== '' && !/^(?:of .+ Event\d*|for object \S+:)$/.test(next)) message = next;
       }
-      const f = base(line, 2, `GameMaker's runner stopped on an error in an event${message ? ` (${quote(message)})` : ''}`, true, [lookAtFailure('the GML line the report names ("at gml_Object_… (line N)")')]);
+      const f = notOomFinding(line, 2, `GameMaker's runner stopped on an error in an event${message ? ` (${quote(message)})` : ''}`, true, [lookAtFailure('the GML line the report names ("at gml_Object_… (line N)")')]);
       return { ...f, platform: 'cpu' };
     }
     const rejection = UNHANDLED_REJECTION.exec(text);
     if (rejection) {
-      const f = base(line, 2, quote(text), true, [lookAtFailure(`the ${rejection[1]} and the first frame of your code under it (a promise rejected with no catch)`)]);
+      const f = notOomFinding(line, 2, quote(text), true, [lookAtFailure(`the ${rejection[1]} and the first frame of your code under it (a promise rejected with no catch)`)]);
       // The overlay's frames, innermost first: a function's name over its "file:line"; the frames keep Python's order, outermost first.
       const frames: SourceFrame[] = [];
       for (let k = 1; k <= 40; k++) {
@@ -562,14 +563,14 @@ export const otherFailure: Signature = {
       if (frames.length > 0) f.frames = frames;
       return f;
     }
-    if (PY_LOG_CRITICAL.test(text)) return base(line, 2, quote(text), true, [lookAtFailure('the CRITICAL record and what the program logged just before it')]);
-    if (JUL_SEVERE.test(text)) return base(line, 2, quote(text), true, [lookAtFailure('the SEVERE record and the lines under it (java.util.logging\'s error level)')]);
+    if (PY_LOG_CRITICAL.test(text)) return notOomFinding(line, 2, quote(text), true, [lookAtFailure('the CRITICAL record and what the program logged just before it')]);
+    if (JUL_SEVERE.test(text)) return notOomFinding(line, 2, quote(text), true, [lookAtFailure('the SEVERE record and the lines under it (java.util.logging\'s error level)')]);
     const spvm = SPVM_FRAME.exec(text);
     if (spvm) {
       // The message is the line above the first frame.
       if (SPVM_FRAME.test(line.previous(1) ?? '')) return undefined;
       const message = (line.previous(1) ?? '').trim();
-      const f = base(line, 2, `an SPVM exception${message ? ` (${quote(message)})` : ''}`, true, [lookAtFailure('the SPVM method and line the exception\'s stack names first')]);
+      const f = notOomFinding(line, 2, `an SPVM exception${message ? ` (${quote(message)})` : ''}`, true, [lookAtFailure('the SPVM method and line the exception\'s stack names first')]);
       const frames: SourceFrame[] = [];
       for (let k = 0; k <= 40; k++) {
         const at = SPVM_FRAME.exec(k === 0 ? text : (line.next(k) ?? ''));
@@ -582,32 +583,32 @@ export const otherFailure: Signature = {
     const barrier = MONITORED_BARRIER.exec(text);
     if (barrier) {
       const faulty = Number(barrier[1] ?? barrier[2]);
-      const f = base(line, 1, `rank ${faulty} failed ProcessGroupGloo's monitoredBarrier (${quote(text)})`, false, [findTheFirstFailure]);
+      const f = notOomFinding(line, 1, `rank ${faulty} failed ProcessGroupGloo's monitoredBarrier (${quote(text)})`, false, [findTheFirstFailure]);
       return { ...f, rank: faulty, facts: { tier: 1, faultyRank: faulty } };
     }
     const killedBy = SUBPROCESS_SIGNAL.exec(text);
     if (killedBy && killedBy[1] !== '9') {
       const signal = SIGNAL_NAMES[killedBy[1]!];
-      return base(line, 1, `a child process was killed by signal ${killedBy[1]}${signal ? ` (${signal})` : ''}: ${quote(text)}`, false, [lookAtFailure('the child\'s own output and core dump (a negative returncode is the signal that killed it)')]);
+      return notOomFinding(line, 1, `a child process was killed by signal ${killedBy[1]}${signal ? ` (${signal})` : ''}: ${quote(text)}`, false, [lookAtFailure('the child\'s own output and core dump (a negative returncode is the signal that killed it)')]);
     }
     const julia = JULIA_ERROR.exec(text);
     if (julia && /^\s*Stacktrace:\s*$/.test(line.next(1) ?? '')) {
       // error("msg") prints its ErrorException as the bare message.
       const type = julia[1] ?? 'ErrorException';
-      const f = base(line, 2, `a Julia ${type}${julia[2] ? `: ${quote(julia[2])}` : ''}`, true, [lookAtFailure(`the ${type} and the first frame of your code in the stacktrace under it`)]);
+      const f = notOomFinding(line, 2, `a Julia ${type}${julia[2] ? `: ${quote(julia[2])}` : ''}`, true, [lookAtFailure(`the ${type} and the first frame of your code in the stacktrace under it`)]);
       const frames = juliaFrames(line);
       if (frames.length > 0) f.frames = frames;
       return f;
     }
     if (/Fatal Python error/.test(text)) {
-      const f = base(line, 2, quote(text), false, [lookAtFailure('the fatal error and the thread stacks printed under it')]);
+      const f = notOomFinding(line, 2, quote(text), false, [lookAtFailure('the fatal error and the thread stacks printed under it')]);
       const frames = faulthandlerFrames(line);
       if (frames.length > 0) f.frames = frames;
       return f;
     }
     const js = JS_FRAME.test(line.next(1) ?? '') ? JS_ERROR.exec(text) : null;
     if (js) {
-      const f = base(line, 2, quote(text), true, [lookAtFailure(`the ${js[1]} and the innermost frame of your code in the stack under it`)]);
+      const f = notOomFinding(line, 2, quote(text), true, [lookAtFailure(`the ${js[1]} and the innermost frame of your code in the stack under it`)]);
       f.frames = jsFrames(line);
       return f;
     }
@@ -626,7 +627,7 @@ export const otherFailure: Signature = {
       if (type === 'ResourceExhaustedError') {
         // TensorFlow's out-of-memory exception whose message (if any) no signature read.
         return {
-          ...base(line, 2, quote(text), true, []),
+          ...notOomFinding(line, 2, quote(text), true, []),
           kind: 'catchable-oom',
           summary: `${ex[1]} (TensorFlow's out-of-memory error; its message is cut off or not one Headroom reads)`,
           explanation: `The program received ${ex[1]}, the exception TensorFlow raises when an allocation does not fit; it could have caught it. The message with the sizes is missing.`,
@@ -636,7 +637,7 @@ export const otherFailure: Signature = {
         };
       }
       const launcher = LAUNCHER_EXCEPTION.test(type);
-      const f = base(line, 2, quote(text), !launcher, launcher ? [findTheFirstFailure] : [lookAtFailure(`the ${type} and the innermost frame of your code above it`)]);
+      const f = notOomFinding(line, 2, quote(text), !launcher, launcher ? [findTheFirstFailure] : [lookAtFailure(`the ${type} and the innermost frame of your code above it`)]);
       if (headerFrames && headerFrames.length > 0) f.frames = headerFrames;
       // torch.nn.DataParallel re-raises a replica's exception as "Caught X in replica N on device D."
       // (parallel_apply.py's ExceptionWrapper); DataParallel replicates onto CUDA devices.
@@ -675,11 +676,11 @@ export const otherFailure: Signature = {
       let last: string | undefined;
       for (let k = 1; k <= 2000 && line.next(k) !== undefined; k++) if ((line.next(k) ?? '').trim() !== '') last = line.next(k);
       if (last !== undefined && /^\s*raise (?:subprocess\.)?(?:CalledProcessError|ChildFailedError)\(/.test(last)) {
-        const f = base(line, 1, 'a launcher reported that its worker process failed (its traceback is cut off at the raise)', false, [findTheFirstFailure]);
+        const f = notOomFinding(line, 1, 'a launcher reported that its worker process failed (its traceback is cut off at the raise)', false, [findTheFirstFailure]);
         f.frames = cut;
         return f;
       }
-      const f = base(line, 2, 'the log ends inside a Python traceback (its exception line was cut off)', false, [lookAtFailure('the innermost frame of your code in the traceback (the exception itself is not in the log)')]);
+      const f = notOomFinding(line, 2, 'the log ends inside a Python traceback (its exception line was cut off)', false, [lookAtFailure('the innermost frame of your code in the traceback (the exception itself is not in the log)')]);
       f.frames = cut;
       const spawned = f.rank === undefined ? spawnRank(line, 0) : undefined;
       if (spawned !== undefined) f.rank = spawned;
@@ -694,7 +695,7 @@ export const otherFailure: Signature = {
       for (let k = 1; k <= 6; k++) if (EXCEPTION_LINE.test(line.previous(k) ?? '')) return undefined;
     }
     if (native) {
-      const f = base(line, 2, native.name, native.catchable ?? false, [lookAtFailure(native.what)]);
+      const f = notOomFinding(line, 2, native.name, native.catchable ?? false, [lookAtFailure(native.what)]);
       // A check that returned the error may still abort the process on the next lines ("Aborted", "core dumped").
       if (native.abortsAfter && f.catchable) {
         for (let k = 1; k <= 3; k++) if (/\bAborted\b|core dumped|terminate called|SIGABRT/.test(line.next(k) ?? '')) f.catchable = false;
@@ -745,7 +746,7 @@ export const otherFailure: Signature = {
     const stall = HOROVOD_STALL.exec(text);
     if (stall) {
       return {
-        ...base(line, 1, 'Horovod\'s stall inspector', false, [findTheFirstFailure]),
+        ...notOomFinding(line, 1, 'Horovod\'s stall inspector', false, [findTheFirstFailure]),
         signature: 'horovod-stall',
         role: 'timeout',
         kind: 'hang',
@@ -760,12 +761,12 @@ export const otherFailure: Signature = {
       };
     }
     if (KERNEL_DIED.test(text)) {
-      return base(line, 1, `the notebook's kernel process died (${quote(text)})`, false, [
+      return notOomFinding(line, 1, `the notebook's kernel process died (${quote(text)})`, false, [
         lookAtFailure('the kernel\'s own output before it died (the server\'s console or the extension\'s Jupyter log: a native crash, an abort) and the system log (dmesg: was it killed for memory?)'),
       ]);
     }
     if (CRASH.test(text)) {
-      const f = base(line, 1, quote(text), false, [lookAtFailure('the native crash (run under gdb or with faulthandler enabled to see where)')]);
+      const f = notOomFinding(line, 1, quote(text), false, [lookAtFailure('the native crash (run under gdb or with faulthandler enabled to see where)')]);
       // A DataLoader worker's own signal handler reports its crash: the worker is a host process, whatever device the run uses.
       if (WORKER_CRASH.test(text)) return { ...f, platform: 'cpu', facts: { tier: 1, hostProcess: 1 } };
       return f;
@@ -776,7 +777,7 @@ export const otherFailure: Signature = {
           const code = /EXIT CODE:\s*(\d+)/.exec(line.next(k) ?? '')?.[1];
           if (code === '9') {
             return {
-              ...base(line, 1, 'an MPI process was killed (EXIT CODE: 9, SIGKILL)', false, []),
+              ...notOomFinding(line, 1, 'an MPI process was killed (EXIT CODE: 9, SIGKILL)', false, []),
               kind: 'host-oom',
               platform: 'cpu',
               summary: 'An MPI process was killed with SIGKILL (EXIT CODE: 9), as the kernel OOM killer does',
@@ -787,7 +788,7 @@ export const otherFailure: Signature = {
           }
         }
       }
-      const f = base(line, 1, quote(text), false, [findTheFirstFailure]);
+      const f = notOomFinding(line, 1, quote(text), false, [findTheFirstFailure]);
       // torchrun stopping the other workers ("Sending process N closing signal SIGTERM") after one failed: when
       // the output just above it was printed by one rank only ("[rank0]: …" lines, torchrun --tee/log prefix),
       // that rank is the one that failed.

@@ -1,0 +1,56 @@
+/**
+ * The last resort, after the tail pass (otherFailure.ts) found nothing: a log whose last lines say in words that
+ * something failed ("ERROR: …", "… failed", "fatal: …", "Job … CANCELLED …", "tasks 0-3: Terminated", "panic: …")
+ * in a form no signature reads. The issue asks for a verdict on any crash output, "not an OOM" included; a failure
+ * stated with nothing about memory in it is not an out-of-memory error, and the line that states it is where to look.
+ *
+ * Only the last STATED_FAILURE_LINES non-empty lines are read, and only the last line that states a failure counts:
+ * an ordinary log mentions errors it recovered from, but a log that ends on a failure stated it near its end. When
+ * that last statement is about memory or a kill ("failed to allocate", "Killed"), nothing is said: an unread memory
+ * failure is not to be called "not an OOM".
+ */
+import type { Signature } from './types';
+import { lookAtFailure, notOomFinding } from './otherFailure';
+
+/** How many non-empty lines, from the end of the retained tail, may hold the stated failure. */
+export const STATED_FAILURE_LINES = 25;
+
+/** Words that state a failure (whole words, any case). "timeout" alone is not one: it names settings and waits. */
+const STATES_FAILURE = /\b(?:errors?|failed|failure|fatal|abort(?:ed|ing)?|exception|died|crash(?:ed)?|terminated|cancell?ed|timed out|panic(?:ked)?|segfault|core dumped|assertion)\b/i;
+
+/**
+ * Lines that use those words without stating a failure: log levels below error, counts and metrics of errors, a
+ * failure that did not happen, and hints ("to avoid … errors").
+ */
+const NOT_A_FAILURE = /\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|NOTICE)\b|\blevel=(?:info|debug|warn(?:ing)?)\b|^\s*\[?[IWD]\d{4}\b|\bwarn(?:ing)?s?\b|[a-z]Warning\b|\b(?:no|0|zero|without|ignor(?:e|ed|ing)|retry(?:ing)?|to avoid|if)\b[\w ]{0,12}\b(?:errors?|failures?|failed)\b|\b(?:errors?|failures?)[\w ]{0,8}[=:]\s*[-+]?\d|\b(?:errors?|failures?) (?:counters?|counts?|rates?)\b|\b(?:error|failure)_rate\b|\bnot (?:failed|terminated|cancell?ed)\b/i;
+
+/** A stated failure about memory or a kill: an OOM or host kill no signature read, which is not "not an OOM". */
+const ABOUT_MEMORY = /memory|\bOOM\b|\balloc|\bRAM\b|\bswap\b|\bkill(?:ed)?\b|SIGKILL|\bsignal 9\b|\b137\b|resource(?:s)? exhausted/i;
+
+/** Whether the line states a failure at all (whether or not it is one this fallback may call not-oom). */
+export function statesFailure(content: string): boolean {
+  return STATES_FAILURE.test(content) && !NOT_A_FAILURE.test(content);
+}
+
+const quoted = (content: string): string => {
+  const text = content.trim();
+  return text.length > 160 ? `${text.slice(0, 157)}…` : text;
+};
+
+export const statedFailure: Signature = {
+  id: 'stated-failure',
+  platform: 'cpu',
+  needles: [],
+  match(line) {
+    if (!statesFailure(line.content) || ABOUT_MEMORY.test(line.content)) return undefined;
+    const finding = notOomFinding(line, 1, `Failure stated near the end of the log: "${quoted(line.content)}"`, false, [
+      lookAtFailure('the failure the log states near its end'),
+    ]);
+    finding.signature = 'stated-failure';
+    finding.explanation =
+      'The log ends on a failure stated in words that no signature Headroom has reads, and nothing near it says memory ran out: ' +
+      `"${quoted(line.content)}". It is not an out-of-memory error. The lines above it, and the output of whatever printed it, say why it failed.`;
+    return finding;
+  },
+};
+

@@ -1,0 +1,52 @@
+// The last resort (signatures/statedFailure.ts): a failure the log states in words near its end, in a form no signature
+// reads, is a not-oom; an ordinary log's talk of errors, and an unread failure about memory, are not.
+import { describe, expect, it } from 'vitest';
+import { triageText } from '../../server/src/triage/index';
+
+const root = (text: string) => triageText(text, 'log').verdicts[0];
+
+describe('a failure stated near the end of the log', () => {
+  it('is a not-oom at the last line that states it', () => {
+    const log = ['step 40 loss 2.31', 'step 41 loss 2.29', 'sync: remote bucket gs://runs/x failed: permission denied', 'giving up after 3 attempts'];
+    const v = root(log.join('\n'));
+    expect(v).toMatchObject({ kind: 'not-oom', platform: 'cpu', catchable: false, evidence: [{ line: 3 }] });
+    expect(v!.summary).toContain('gs://runs/x failed: permission denied');
+    expect(v!.fixes[0]!.id).toBe('look-at-failure');
+    expect(root('FATAL: dataset shard 17 has a bad header\n')?.kind).toBe('not-oom');
+    expect(root('srun: error: node-a07: tasks 0-7: Terminated\nsrun: Terminating job step 901.0')?.kind).toBe('not-oom');
+  });
+
+  it('takes the platform the rest of the tail names, as the tail pass does', () => {
+    const log = ['Using device cuda:0 (NVIDIA A10G)', 'epoch 1/3', 'upload of checkpoint-500 failed: connection reset by peer'];
+    expect(root(log.join('\n'))).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+  });
+
+  it('keeps the rank of a prefixed line', () => {
+    expect(root('[rank5]: shard loader crashed on file part-00031')).toMatchObject({ kind: 'not-oom', rank: 5 });
+  });
+
+  it('says nothing when the last stated failure is about memory or a kill', () => {
+    expect(root('worker pool: failed to reserve pinned memory for batch 12')).toBeUndefined();
+    expect(root('job 77 failed: container killed')).toBeUndefined();
+    // The earlier failure is not taken instead: the log ended on the memory one.
+    expect(root('upload failed: timeout\nstep 9\nbuffer manager failed to allocate 4 chunks')).toBeUndefined();
+  });
+
+  it('reads nothing into an ordinary log that talks of errors', () => {
+    const benign = [
+      'WARNING: retrying request after a connection error',
+      'FutureWarning: the fused kernel failed to compile and the eager path is used',
+      'epoch 3 | train_error: 0.081 | val error rate 0.094',
+      '0 tests failed out of 212',
+      'no errors found in 3 shards',
+      'I1130 12:00:01.000000 4412 server.cc:88] connection error handler installed',
+      'ignoring failed health probe (attempt 1 of 5)',
+    ];
+    for (const line of benign) expect(root(`step 1\n${line}\nstep 2`), line).toBeUndefined();
+  });
+
+  it('reads only the last lines: a failure the run went on from is not how it ended', () => {
+    const lines = ['download of mirror 2 failed, using mirror 3', ...Array.from({ length: 30 }, (_, i) => `step ${i} loss ${(2 - i / 20).toFixed(2)}`)];
+    expect(root(lines.join('\n'))).toBeUndefined();
+  });
+});
