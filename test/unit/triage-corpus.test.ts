@@ -130,7 +130,8 @@ const FLOORS = {
   blind27: { kind: 90 / 96, exact: 117 / 118 },
   blind28: { kind: 86 / 87, exact: 103 / 106 },
   blind29: { kind: 85 / 86, exact: 136 / 136 },
-  blind30: { kind: 68 / 72, exact: 50 / 55 },
+  // First run kind 68/72, exact 50/55; after its classes were filled: kind 72/72, exact 52/55.
+  blind30: { kind: 72 / 72, exact: 52 / 55 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

@@ -8,6 +8,7 @@ import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
 import { toBytes } from '../sizes';
 import { joinNext, thrownByTerminate } from './lineContext';
+import { notOomFinding } from './otherFailure';
 import { ipythonFrames } from '../frames';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
@@ -158,9 +159,11 @@ const GCC_KILLED = /\bfatal error: Killed signal terminated program (\S+)/;
 /**
  * A parent reporting a child's exit status 137 (128 + SIGKILL) in words the hot scan's "exit code 137" does
  * not cover: the kubelet's exec hook ("command 'x' exited with 137: "), Nextflow's task report ("terminated
- * with an error exit status (137)"), a job runner's "command exit value(137)".
+ * with an error exit status (137)"), a job runner's "command exit value(137)", and a container's state as
+ * `kubectl describe pod` prints it ("Last State: Terminated / Reason: Error / Exit Code: 137") and `docker
+ * inspect` does ("ExitCode": 137, beside "OOMKilled": false when the cgroup's OOM killer was not the sender).
  */
-const EXIT_137 = /\bexit(?:ed)?(?: with)?(?: an error)?(?: exit)?(?: status code| status| value| code)?\s*[:(]?\s*137\b(?!\.\d)/i;
+const EXIT_137 = /\bexit(?:ed)?(?: with)?(?: an error)?(?: exit)?(?: status code| status| value| ?code)?"?\s*[:(]?\s*137\b(?!\.\d)/i;
 /**
  * Docker's exec error as the Kubernetes exec path returns it (dockershim's dockerExitError: "Error executing in Docker
  * Container: %d"; kubectl exec prints "command terminated with non-zero exit code: " before it).
@@ -244,12 +247,25 @@ const DOCKER_EVENT_OOM = /"(?:status|Action)"\s*:\s*"oom"/;
  * tree of processes that vanished, "<pid> (running for Ns, vm: Vm, rss: Rm): <cmdline>").
  */
 const BACKEND_AI_OOM = /\bOut-of-memory detected!|\bdetected potentially oom-killed process:/;
+/**
+ * Heroku's runtime error R15, "Memory quota vastly exceeded": a dyno over its memory quota by the platform's factor (2x,
+ * or 5x on the larger dynos) is killed with SIGKILL (Heroku's error-codes article). R14, "Memory quota exceeded", is the
+ * warning before it: the dyno is over its quota and swapping, and is not killed (HEROKU_QUOTA_SWAPPING, a not-oom).
+ */
+const HEROKU_R15 = /\bError R15 \(Memory quota vastly exceeded\)/;
+const HEROKU_QUOTA_SWAPPING = /\bError R14 \(Memory quota exceeded\)/;
 
 /**
  * Host kills one line names outright, each told by the program that watched it happen: the finding's
  * summary and its explanation (what that program reports, then what the killed process saw).
  */
 const NAMED_HOST_KILLS: ReadonlyArray<{ pattern: RegExp; summary: string; explanation: string }> = [
+  {
+    pattern: HEROKU_R15,
+    summary: 'Host OOM: Heroku killed the dyno for using far more memory than its quota (R15)',
+    explanation: 'Heroku reports R15 when a dyno uses a multiple of its memory quota (RAM plus swap) and kills it with SIGKILL. ' +
+      'The killed process got no exception and no traceback.',
+  },
   {
     pattern: EARLYOOM,
     summary: 'Host OOM: earlyoom (the userspace OOM daemon) acted on low host memory',
@@ -312,7 +328,7 @@ const NAMED_HOST_KILLS: ReadonlyArray<{ pattern: RegExp; summary: string; explan
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory', 'init was OOM-killed', 'ow memory! ', 'Out of memory! ', 'Invoking oom killer', ' to process ', 'kB, limit ', 'SIGKILL', '"oom"', 'Out-of-memory detected!', 'oom-killed process:'],
+  needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory', 'init was OOM-killed', 'ow memory! ', 'Out of memory! ', 'Invoking oom killer', ' to process ', 'kB, limit ', 'SIGKILL', '"oom"', 'Out-of-memory detected!', 'oom-killed process:', 'Error R1'],
   match(line) {
     const gcc = GCC_KILLED.exec(line.content);
     const exit137 = !gcc && (EXIT_137.test(line.content) || DOCKER_EXEC_137.test(line.content));
@@ -353,6 +369,12 @@ export const tailHostKill: Signature = {
       const summary = 'The process ended with SIGKILL (the last line of the log), most likely killed for host memory';
       const why = 'The log ends with the name of the signal the process died of: SIGKILL, which the kernel OOM killer and cgroup memory limits send. ';
       return { ...hostKill(line, summary, {}, undefined, why + 'Nothing runs after it: no exception, no traceback.'), facts: { tier: 2 } };
+    }
+    if (HEROKU_QUOTA_SWAPPING.test(line.content)) {
+      const finding = notOomFinding(line, 2, 'Heroku R14: the dyno is over its memory quota and swapping', false, [hostMemory]);
+      finding.explanation = 'Heroku reports R14 when a dyno uses more memory than its quota: the excess goes to swap, which slows it, but the dyno keeps running. ' +
+        'Nothing was killed and no allocation failed, so this is not an out-of-memory failure yet; at a multiple of the quota Heroku kills the dyno (R15).';
+      return finding;
     }
     const named = NAMED_HOST_KILLS.find((k) => k.pattern.test(line.content));
     if (named) return { ...hostKill(line, named.summary, {}, undefined, named.explanation), facts: { tier: 2 } };

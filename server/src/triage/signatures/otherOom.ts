@@ -226,7 +226,8 @@ export const otherOom: Signature = {
     // Android ART's heap (art/runtime/gc/heap.cc ThrowOutOfMemoryError: "Failed to allocate a 176 byte allocation with 504760
     // free bytes and 476KB until OOM, target footprint 268435456, growth limit 268435456"; older releases "max allowed
     // footprint N"): the request, the heap's free bytes, and the growth limit the heap may not pass (the app's heap cap).
-    const art = ART_HEAP.exec(text);
+    // Crash reporters (Bugsnag, Crashlytics, Sentry) print the exception's class on one line and its message on the next.
+    const art = ART_HEAP.exec(text) ?? ART_HEAP.exec(line.next(1) ?? '');
     if (art) Object.assign(numbers, { requestedBytes: Number(art[1]), freeBytes: Number(art[2]), ...(art[3] !== undefined && { allowedBytes: Number(art[3]) }) });
     // A failed mmap of a file or anonymous region ("unable to mmap 136 bytes from file <filename not specified>: Cannot
     // allocate memory (12)", PyTorch's MapAllocator; ENOMEM): the mapping's size is the request.

@@ -20,9 +20,9 @@ const STATES_FAILURE = /\b(?:errors?|failed|failure|fatal|abort(?:ed|ing)?|excep
 
 /**
  * Lines that use those words without stating a failure: log levels below error, counts and metrics of errors, a
- * failure that did not happen, and hints ("to avoid … errors").
+ * failure that did not happen, hints ("to avoid … errors"), and an empty error field (docker inspect's "Error": "").
  */
-const NOT_A_FAILURE = /\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|NOTICE)\b|\blevel=(?:info|debug|warn(?:ing)?)\b|^\s*\[?[IWD]\d{4}\b|\bwarn(?:ing)?s?\b|[a-z]Warning\b|\b(?:no|0|zero|without|ignor(?:e|ed|ing)|retry(?:ing)?|to avoid|if)\b[\w ]{0,12}\b(?:errors?|failures?|failed)\b|\b(?:errors?|failures?)[\w ]{0,8}[=:]\s*[-+]?\d|\b(?:errors?|failures?) (?:counters?|counts?|rates?)\b|\b(?:error|failure)_rate\b|\bnot (?:failed|terminated|cancell?ed)\b/i;
+const NOT_A_FAILURE = /\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|NOTICE)\b|\blevel=(?:info|debug|warn(?:ing)?)\b|^\s*\[?[IWD]\d{4}\b|\bwarn(?:ing)?s?\b|[a-z]Warning\b|\b(?:no|0|zero|without|ignor(?:e|ed|ing)|retry(?:ing)?|to avoid|if)\b[\w ]{0,12}\b(?:errors?|failures?)\b|\b(?:no|0|zero) \w+s failed\b|\b(?:ignor(?:e|ed|ing)|retry(?:ing)?)\b[\w ]{0,12}\bfailed\b|\b(?:errors?|failures?)[\w ]{0,8}[=:]\s*[-+]?\d|\b(?:errors?|failures?) (?:counters?|counts?|rates?)\b|\b(?:error|failure)_rate\b|\bnot (?:failed|terminated|cancell?ed)\b|\berrors?["']?\s*[:=]\s*(?:""|''|null|nil|none|\[\]|\{\})\s*,?\s*$/i;
 
 /** A stated failure about memory or a kill: an OOM or host kill no signature read, which is not "not an OOM". */
 const ABOUT_MEMORY = /memory|\bOOM\b|\balloc|\bRAM\b|\bswap\b|\bkill(?:ed)?\b|SIGKILL|\bsignal 9\b|\b137\b|resource(?:s)? exhausted/i;

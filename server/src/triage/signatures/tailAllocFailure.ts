@@ -139,6 +139,14 @@ const KUNLUN_OOM = /\bDevice memory not enough\b|\bxpu api no enough workspace\b
  * OutOfMemoryError if that fails too. Read only by the tail pass, where no other signature found the failure: near the
  * end of a log it is the allocation the run failed on, with the device's free and total bytes.
  */
+/**
+ * The detail messages of the JVM's OutOfMemoryError (HotSpot: "Java heap space", "GC overhead limit exceeded", "Metaspace",
+ * "Compressed class space", "Requested array size exceeds VM limit", "Direct buffer memory" from java.nio's Bits) carried
+ * as the message of another exception that wrapped it, without the OutOfMemoryError's name ("NetLogoException(Compressed
+ * class space)", "ExecutionException: Java heap space"): a Java allocation the heap or class space could not hold, caught
+ * and rethrown by the program, so catchable.
+ */
+const JVM_WRAPPED_OOM = /\b[A-Z]\w*(?:Exception|Error)(?:\(|: )(Java heap space|GC overhead limit exceeded|Metaspace|Compressed class space|Requested array size exceeds VM limit|Direct buffer memory)\b/;
 const EXPANDABLE_MAP_OOM = /\bexpandable_segments: memory (?:mapping|allocation) failed with OOM on device (\d+) while trying to (?:map|allocate) (\d+) bytes(?: \(free: (\d+), total: (\d+)\))?/;
 
 /**
@@ -167,8 +175,20 @@ function allocFailure(
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources'],
+  needles: ['Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources'],
   match(line) {
+    const jvm = JVM_WRAPPED_OOM.exec(line.content);
+    if (jvm && !/OutOfMemory/.test(line.content)) {
+      return allocFailure(line, {
+        kind: 'catchable-oom',
+        platform: 'cpu',
+        summary: `Java out of memory (${jvm[1]}), wrapped in another exception`,
+        explanation: `"${jvm[1]}" is the message of the JVM's OutOfMemoryError: the ${/heap|array|GC/.test(jvm[1]!) ? 'Java heap' : jvm[1] === 'Direct buffer memory' ? 'direct (off-heap) buffer pool' : 'class metadata space'} could not hold an allocation. ` +
+          'Here another exception carries it as its message, so the program caught the error and rethrew it.',
+        numbers: {},
+        fixes: [hostMemory],
+      });
+    }
     if (KUNLUN_OOM.test(line.content)) {
       return allocFailure(line, {
         kind: 'catchable-oom',
