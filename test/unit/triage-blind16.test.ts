@@ -135,8 +135,9 @@ describe('a message under its header, a Caffe2 operator\'s device', () => {
   it("reads 'out of memory' on the line under an 'Exception:' header as that exception's message", () => {
     const log = 'prog: src/Backend/Device.hs:211 (unhandled): CUDA Exception:\nout of memory\nCallStack (from HasCallStack):\n  error, called at src/Backend/Device.hs:211:5';
     expect(root(log)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
-    // Alone, the words are no failure.
-    expect(all('status:\nout of memory')).toEqual([]);
+    // Alone, mid-log, the words are no failure; among the log's last lines they are how it ended (statedFailure.ts).
+    expect(all(`status:\nout of memory\n${Array.from({ length: 30 }, (_, i) => `step ${i}`).join('\n')}`)).toEqual([]);
+    expect(root('status:\nout of memory')?.kind).toBe('catchable-oom');
   });
 
   it("takes the device of a failed Caffe2 operator from its OperatorDef's device_option", () => {

@@ -16,6 +16,7 @@ import { CUT_FRAME_HEAD, framesOf, isAtHeader, isChainMarker, isNotebookLine, is
 import { inlineRank, splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES, TAIL_SIGNATURES } from './signatures';
 import { chooseFailure, TAIL_ANCHORS } from './signatures/otherFailure';
+import { oomStatedAtEnd, statesOom } from './signatures/otherOom';
 import { STATED_FAILURE_LINES, statedFailure, statesFailure } from './signatures/statedFailure';
 import { platformNamedIn, SETTINGS_DUMP } from './signatures/otherOom';
 import type { Finding, FollowingTraceback, LineView, Signature } from './signatures/types';
@@ -303,11 +304,7 @@ export class TriageEngine {
         if (!signature.needles.some((n) => content.includes(n))) continue;
         const finding = signature.match(view);
         if (!finding) continue;
-        if (finding.rank === undefined) {
-          const implied = view.impliedRank();
-          if (implied !== undefined) finding.rank = implied;
-        }
-        found.push({ finding, line: view.lineNumber, view });
+        found.push({ ...this.withImpliedRank(finding, view), line: view.lineNumber });
         break;
       }
       const next = ascii.indexOf('\n', hit.index);
@@ -333,10 +330,12 @@ export class TriageEngine {
   }
 
   /**
-   * The last resort (signatures/statedFailure.ts): the last of the final STATED_FAILURE_LINES non-empty lines that
-   * states a failure in words, when it is not about memory.
+   * The last resort (signatures/statedFailure.ts) over the final STATED_FAILURE_LINES non-empty lines: the last line there
+   * that says memory ran out, read as the other-OOM fallback reads it (the errors printed under an OOM are its
+   * consequences); else the last line that states a failure in words, when it is not about memory.
    */
   private statedFailure(from: number, ascii: string): { finding: Finding; view: PieceLineView } | undefined {
+    let failure: PieceLineView | undefined;
     let end = ascii.length;
     for (let lines = 0; end > 0 && lines < STATED_FAILURE_LINES; ) {
       const start = ascii.lastIndexOf('\n', end - 1) + 1;
@@ -344,17 +343,23 @@ export class TriageEngine {
       end = start - 1;
       if (text.trim() === '') continue;
       lines++;
-      if (!statesFailure(text)) continue;
+      if (!statesOom(text) && (failure !== undefined || !statesFailure(text))) continue;
       const view = this.tailLineView(from, ascii, from + start);
-      if (!statesFailure(view.content)) continue;
-      const finding = statedFailure.match(view);
-      if (finding && finding.rank === undefined) {
-        const implied = view.impliedRank();
-        if (implied !== undefined) finding.rank = implied;
-      }
-      return finding && { finding, view };
+      const oom = statesOom(view.content) ? oomStatedAtEnd(view) : undefined;
+      if (oom) return this.withImpliedRank(oom, view);
+      if (failure === undefined && statesFailure(view.content)) failure = view;
     }
-    return undefined;
+    const finding = failure && statedFailure.match(failure);
+    return finding && failure && this.withImpliedRank(finding, failure);
+  }
+
+  /** A finding with the rank its line implies (a "[rank N]:" block above it) when it names none. */
+  private withImpliedRank(finding: Finding, view: PieceLineView): { finding: Finding; view: PieceLineView } {
+    if (finding.rank === undefined) {
+      const implied = view.impliedRank();
+      if (implied !== undefined) finding.rank = implied;
+    }
+    return { finding, view };
   }
 
   /** The view of the retained tail's line that holds position `at` (`ascii` is the tail's ASCII view from `from`). */

@@ -66,6 +66,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'unable to open database file',
   // A container's state as kubectl describe and docker inspect print it ('Exit Code: 137', '"ExitCode": 137'; cpu.ts EXIT_137).
   'Exit ?Code"?:\\s*137\\b',
+  // torch_memory_saver's driver-API check (tailAllocFailure).
+  'CUresult error',
   // The shell's report of a SIGBUS ('Bus error (core dumped)', bash's strsignal; zsh's own 'zsh: bus error' is above).
   '[Bb]us error',
   // fish's report of a job killed by a signal (cpu.ts tailHostKill reads SIGKILL).

@@ -24,7 +24,8 @@ import type { Finding, LineView, Signature } from './types';
 
 /** "failed to allocate memory", "Failed to allocate device memory", "Failed to allocate 16.00 GB GPU memory" (the size may come first). */
 const FAILED_TO_ALLOCATE = String.raw`failed to allocate (?:[\d.]+ ?[KMGT]i?B )?(?:\w+ ){0,2}memory`;
-const OOM_WORDS = new RegExp(String.raw`out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
+/** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check). */
+const OOM_WORDS = new RegExp(String.raw`out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -36,7 +37,7 @@ const GGML_PINNED = /\bggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of p
 const SGLANG_POOL = /\b(?:(?:Decode|Prefill) out of memory\. Try to lower your batch size|alloc_req_slots runs out of memory)\b/;
 const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not enough|insufficient)|\b(?:except|raise|catch|import)\b/i;
 /** A glog FATAL or CHECK: the process aborts. */
-const ABORTS_HERE = /^\s*F\d{4} |Check failed/;
+const ABORTS_HERE = /^\s*F\d{4} |Check failed|\bProgram [Tt]erminated\b/;
 const ABORTS_AFTER = /Aborted|SIGABRT|core dumped|terminate called/;
 /** A request the line prints: "tried to reallocate 11GB", "Error allocating 33554432 bytes", "Cannot allocate 1.5GB". */
 const EIGEN_ALLOCATOR = /\bEigenAllocator for GPU ran out of memory when allocating (\d+)\./;
@@ -150,159 +151,190 @@ export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
   needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate'],
-  match(line) {
-    const text = line.content;
-    const m = OOM_WORDS.exec(text);
-    if (!m) return undefined;
-    // glibc's dynamic loader when a dlopen'ed library's TLS does not fit the static TLS surplus (elf/dl-tls.c: "cannot
-    // allocate memory in static TLS block", often libgomp on aarch64): a loader limit, fixed by LD_PRELOAD or
-    // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
-    if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
-    // ggml's CUDA backend failing to pin host memory for a reason that is not memory (ggml-cuda.cu ggml_cuda_host_malloc: "failed
-    // to allocate 1012.00 MiB of pinned memory: " + cudaGetErrorString, e.g. cudaErrorSystemDriverMismatch's "system has
-    // unsupported display driver / cuda driver combination", cudaErrorNoDevice's "no CUDA-capable device is detected"): the
-    // CUDA runtime did not start, and ggml goes on with pageable memory. Not an OOM.
-    const pinned = GGML_PINNED.exec(text);
-    if (pinned && !/out of memory|memory allocation/i.test(pinned[1]!)) {
-      return {
-        signature: 'other-out-of-memory',
-        role: 'failure',
-        fallback: 'oom',
-        kind: 'not-oom',
-        platform: 'cuda',
-        catchable: true,
-        summary: `Not an OOM: ggml could not pin host memory because the CUDA runtime failed (${pinned[1]!.trim()})`,
-        explanation: 'ggml asked the CUDA runtime for pinned host memory and the call failed with a status that is not out of memory: the runtime or driver is not usable (a driver/runtime mismatch, no device). ggml falls back to pageable memory; memory did not run out.',
-        ...(line.rank !== undefined && { rank: line.rank }),
-        numbers: {},
-        fixes: [{ id: 'cuda-driver', title: 'Check the NVIDIA driver against the CUDA runtime the build uses (nvidia-smi; reinstall a matching driver, or a build for the installed CUDA)', rationale: 'The CUDA runtime reported a driver problem, not a lack of memory.' }],
-      };
-    }
-    if (RAY_MEMORY_MONITOR.test(text)) return rayMemoryMonitor(line);
-    const perl = PERL_NO_MEMORY.exec(text);
-    if (perl) return perlOutOfMemory(line, perl[1] !== undefined ? Number(perl[1]) : undefined);
-    const go = GO_OOM.exec(text);
-    if (go) return goOutOfMemory(line, Number(go[1]), Number(go[2]));
-    // Go's throw under that line is the same failure, read there.
-    if (/^\s*fatal error: out of memory\s*$/.test(text)) for (let k = 1; k <= 3; k++) if (GO_OOM.test(line.previous(k) ?? '')) return undefined;
-    // Lua's error() has no "error" in it: "file.lua:109: $ Torch: not enough memory", then "stack traceback:".
-    const luaError = /^\s*stack traceback:/.test(line.next(1) ?? '');
-    // A message printed on the line under its error's header ("…State.hs:86 (unhandled): CUDA Exception:" then
-    // "out of memory", Haskell's cuda package showing a CUDAException): the header says it is a failure.
-    // Also the CUDA check that prints its header first ("CUDA Runtime Error at: src/data.cu:83", then the status string and the
-    // call: "out of memory cudaMalloc(&buf, n * sizeof(float))"; the check(err, #val, __FILE__, __LINE__) helper of Lei Mao's
-    // "Proper CUDA Error Checking", copied into many projects): the header says it is a failure.
-    const continued =
-      (/^\s*(?:out of memory|not enough memory|insufficient memory)\W*$/i.test(text) && /(?:Error|Exception|error|exception):\s*$/.test(line.previous(1) ?? '')) ||
-      (/^\s*out of memory\b/.test(text) && /\bCUDA (?:Runtime|Driver) Error at: \S+:\d+\s*$/.test(line.previous(1) ?? ''));
-    const stated = STATED_FAILURE.exec(text);
-    // TensorFlow logs an op's failed status at warning level before raising it ("W tensorflow/core/framework/op_kernel.cc:1680]
-    // Resource exhausted: failed to allocate memory", OP_REQUIRES's log): the status the program receives as ResourceExhaustedError.
-    const tfOpStatus = TF_OP_EXHAUSTED.test(text);
-    const hedge = tfOpStatus ? null : NOT_A_FAILURE.exec(text);
-    // The gpuAssert idiom ("GPUassert: out of memory file.cu 103", then exit(code)), and CUDA by Example's HandleError (book.h,
-    // copied into many CUDA programs as HANDLE_ERROR: printf("%s in %s at line %d\n", cudaGetErrorString(err), file, line), then
-    // exit(EXIT_FAILURE); "out of memory in ./src/solver.cu at line 88"): a failure that ends the process.
-    // The miners' check (MINER_CHECK_FILE, GPU_N_ASSERT) is the same idiom with the device in front: it exits on the status.
-    const minerCheck = (GPU_PREFIX.test(text) && MINER_CHECK_FILE.test(line.next(1) ?? '')) || GPU_N_ASSERT.test(text);
-    const gpuAssert = GPU_ASSERT.test(text) || HANDLE_ERROR.test(text) || minerCheck;
-    if ((!FAILURE_WORDS.test(text) && !luaError && !continued && !gpuAssert) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
-    let aborts = ABORTS_HERE.test(text) || gpuAssert;
-    for (let k = 1; k <= 4 && !aborts; k++) if (ABORTS_AFTER.test(line.next(k) ?? '')) aborts = true;
-    const numbers: Finding['numbers'] = {};
-    const req = REQUEST.exec(text);
-    // TensorFlow 1.x's Eigen allocator (common_runtime/gpu/gpu_device.cc: LOG(FATAL) << "EigenAllocator for GPU ran out of memory
-    // when allocating " << num_bytes << ". See error logs …") prints the bytes without a unit.
-    const eigen = EIGEN_ALLOCATOR.exec(text);
-    const requested = req ? toBytes(req[1]!, req[2]!) : eigen ? Number(eigen[1]) : undefined;
-    if (requested !== undefined) numbers.requestedBytes = requested;
-    const report = DRIVER_REPORT.exec(text);
-    if (report) {
-      const free = toBytes(report[1]!, report[2]!);
-      const total = toBytes(report[3]!, report[4]!);
-      if (free !== undefined) numbers.freeBytes = free;
-      if (total !== undefined) numbers.deviceTotalBytes = total;
-    }
-    // Android ART's heap (art/runtime/gc/heap.cc ThrowOutOfMemoryError: "Failed to allocate a 176 byte allocation with 504760
-    // free bytes and 476KB until OOM, target footprint 268435456, growth limit 268435456"; older releases "max allowed
-    // footprint N"): the request, the heap's free bytes, and the growth limit the heap may not pass (the app's heap cap).
-    // Crash reporters (Bugsnag, Crashlytics, Sentry) print the exception's class on one line and its message on the next.
-    const art = ART_HEAP.exec(text) ?? ART_HEAP.exec(line.next(1) ?? '');
-    if (art) Object.assign(numbers, { requestedBytes: Number(art[1]), freeBytes: Number(art[2]), ...(art[3] !== undefined && { allowedBytes: Number(art[3]) }) });
-    // A failed mmap of a file or anonymous region ("unable to mmap 136 bytes from file <filename not specified>: Cannot
-    // allocate memory (12)", PyTorch's MapAllocator; ENOMEM): the mapping's size is the request.
-    const mmap = MMAP_FAILED.exec(text);
-    const mapped = mmap ? toBytes(mmap[1]!, mmap[2]!) : undefined;
-    if (mapped !== undefined && numbers.requestedBytes === undefined) numbers.requestedBytes = mapped;
-    const available = AVAILABLE.exec(text);
-    const free = available ? toBytes(available[1]!, available[2]!) : undefined;
-    if (free !== undefined && numbers.freeBytes === undefined) numbers.freeBytes = free;
-    let rank = line.rank;
-    const bodo = BODO_BUFFER_POOL.exec(text);
-    if (bodo) {
-      const inUse = toBytes(bodo[4]!, bodo[5]!);
-      const request = toBytes(bodo[6]!, bodo[7]!);
-      const left = toBytes(bodo[8]!, bodo[9]!);
-      if (request !== undefined) numbers.requestedBytes = request;
-      if (inUse !== undefined) numbers.processInUseBytes = inUse;
-      if (left !== undefined) numbers.freeBytes = left;
-      rank ??= Number(bodo[1]);
-    }
-    const buffer = BUFFER_REQUIREMENTS.exec(text);
-    if (buffer) Object.assign(numbers, { requestedBytes: Number(buffer[1]), deviceTotalBytes: Number(buffer[2]) });
-    // ptxas is a host program: its own allocation failure ("ptxas fatal   : Memory allocation failure") is host memory,
-    // though its name is a CUDA word for other failures.
-    let platform = /\bptxas\b/.test(text) ? 'cpu' : platformNear(line);
-    // Haskell Accelerate's remote-memory manager (Data.Array.Accelerate.Array.Remote.LRU, "(malloc): Remote memory exhausted"):
-    // remote memory is the device's, and accelerate-llvm-ptx (NVIDIA's PTX) is the backend that uses it.
-    if (platform === 'cpu' && /\bRemote memory exhausted\b/.test(text) && /Data[./]Array[./]Accelerate[./]Array[./]Remote\b/.test(text)) platform = 'cuda';
-    // SGLang's scheduler running out of its KV-cache pools ("RuntimeError: Decode out of memory. Try to lower your batch size." /
-    // "Prefill out of memory…", and "alloc_req_slots runs out of memory. Please set a smaller number for `--max-running-requests`",
-    // sglang/srt/managers/schedule_batch.py): the pools live in the accelerator's memory, cuda when none is named, as vLLM's.
-    if (platform === 'cpu' && SGLANG_POOL.test(text)) platform = 'cuda';
-    // TensorFlow's OOMs (its op's status logged, or the ResourceExhaustedError raised) are the GPU's unless the lines around
-    // name a device (cuda.ts's reading of "OOM when allocating tensor").
-    if ((tfOpStatus || TF_EXHAUSTED_ERROR.test(text)) && platform === 'cpu' && !/\bdevice:CPU:\d|\bcpu_allocator|\bCPU\b/.test(text)) platform = 'cuda';
-    // gpuAssert prints cudaGetErrorString's words: CUDA's, unless the lines around it name another platform (a HIP port).
-    if (gpuAssert && platform === 'cpu') platform = 'cuda';
-    // IPython's header names the type without its module ("OutOfMemoryError      Traceback (most recent call last)"): in a
-    // Python notebook that is torch's (or CuPy's) device allocator exception, whose default is CUDA's (oomException.ts); a
-    // host allocation failure raises MemoryError or RuntimeError instead.
-    if (platform === 'cpu' && /^\s*(?:torch\.(?:cuda\.)?)?OutOfMemoryError\s+Traceback \(most recent call last\)/.test(text)) platform = 'cuda';
-    // ROCm CLR logs the failed steps of one allocation (memory.cpp "Video memory allocation failed!", rocdevice.cpp) before hip_memory.cpp's summary with the sizes.
-    for (let k = 0; k <= 12 && platform === 'rocm' && numbers.requestedBytes === undefined; k++) {
-      const clr = CLR_ALLOC_FAILED.exec(k === 0 ? text : (line.next(k) ?? ''));
-      if (clr) Object.assign(numbers, { requestedBytes: Number(clr[1]), freeBytes: Number(clr[2]), deviceTotalBytes: Number(clr[3]) });
-    }
-    let gpu = platform !== 'cpu' ? (GPU_PREFIX.exec(text) ?? GPU_N_ASSERT.exec(text)) : null;
-    // fairseq's trainer catches the error and names the device on the next line ("| WARNING: ran out of memory on GPU #2,
-    // skipping batch", multiprocessing_trainer.py, device_id).
-    for (let k = 1; k <= 2 && platform === 'cuda' && !gpu; k++) gpu = FAIRSEQ_SKIP.exec(line.next(k) ?? '');
-    // Caffe2's enforce on a CUDA call ("[enforce fail at context_gpu.cu:N] error == cudaSuccess. 2 vs 0. … out of memory")
-    // prints the failed operator's OperatorDef under it, with its CUDA device.
-    const device = gpu ? Number(gpu[1]) : platform === 'cuda' ? caffe2Device(line) : undefined;
-    const quoted = text.trim().slice(0, 160);
-    const frames = luaError ? luaFrames(line) : IPYTHON_OOM_HEADER.test(text) ? ipythonFrames(line) : /\bjava\.lang\.OutOfMemoryError\b/.test(text) ? jvmFrames(line) : undefined;
+  match: (line) => readOtherOom(line, false),
+};
+
+/** Whether a line says memory ran out in words the other-OOM fallback reads. */
+export const statesOom = (content: string): boolean => OOM_WORDS.test(content);
+
+/**
+ * The other-OOM fallback's reading of a line among a log's last lines (the tail pass's last resort, statedFailure.ts): a
+ * line there that says memory ran out is the log's failure even with no word of failure on it ("CudaCustomAllocator out
+ * of memory", MATLAB's "Out of memory. Type HELP MEMORY for your options.", Theano's "device memory (out of memory)").
+ */
+export const oomStatedAtEnd = (line: LineView): Finding | undefined => readOtherOom(line, true);
+
+function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
+  const text = line.content;
+  const m = OOM_WORDS.exec(text);
+  if (!m) return undefined;
+  // glibc's dynamic loader when a dlopen'ed library's TLS does not fit the static TLS surplus (elf/dl-tls.c: "cannot
+  // allocate memory in static TLS block", often libgomp on aarch64): a loader limit, fixed by LD_PRELOAD or
+  // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
+  if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
+  // ggml's CUDA backend failing to pin host memory for a reason that is not memory (ggml-cuda.cu ggml_cuda_host_malloc: "failed
+  // to allocate 1012.00 MiB of pinned memory: " + cudaGetErrorString, e.g. cudaErrorSystemDriverMismatch's "system has
+  // unsupported display driver / cuda driver combination", cudaErrorNoDevice's "no CUDA-capable device is detected"): the
+  // CUDA runtime did not start, and ggml goes on with pageable memory. Not an OOM.
+  const pinned = GGML_PINNED.exec(text);
+  if (pinned && !/out of memory|memory allocation/i.test(pinned[1]!)) {
     return {
       signature: 'other-out-of-memory',
       role: 'failure',
       fallback: 'oom',
-      kind: aborts ? 'runtime-abort' : 'catchable-oom',
+      kind: 'not-oom',
+      platform: 'cuda',
+      catchable: true,
+      summary: `Not an OOM: ggml could not pin host memory because the CUDA runtime failed (${pinned[1]!.trim()})`,
+      explanation: 'ggml asked the CUDA runtime for pinned host memory and the call failed with a status that is not out of memory: the runtime or driver is not usable (a driver/runtime mismatch, no device). ggml falls back to pageable memory; memory did not run out.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [{ id: 'cuda-driver', title: 'Check the NVIDIA driver against the CUDA runtime the build uses (nvidia-smi; reinstall a matching driver, or a build for the installed CUDA)', rationale: 'The CUDA runtime reported a driver problem, not a lack of memory.' }],
+    };
+  }
+  if (RAY_MEMORY_MONITOR.test(text)) return rayMemoryMonitor(line);
+  const perl = PERL_NO_MEMORY.exec(text);
+  if (perl) return perlOutOfMemory(line, perl[1] !== undefined ? Number(perl[1]) : undefined);
+  const go = GO_OOM.exec(text);
+  if (go) return goOutOfMemory(line, Number(go[1]), Number(go[2]));
+  // Go's throw under that line is the same failure, read there.
+  if (/^\s*fatal error: out of memory\s*$/.test(text)) for (let k = 1; k <= 3; k++) if (GO_OOM.test(line.previous(k) ?? '')) return undefined;
+  // Lua's error() has no "error" in it: "file.lua:109: $ Torch: not enough memory", then "stack traceback:".
+  const luaError = /^\s*stack traceback:/.test(line.next(1) ?? '');
+  // A message printed on the line under its error's header ("…State.hs:86 (unhandled): CUDA Exception:" then
+  // "out of memory", Haskell's cuda package showing a CUDAException): the header says it is a failure.
+  // Also the CUDA check that prints its header first ("CUDA Runtime Error at: src/data.cu:83", then the status string and the
+  // call: "out of memory cudaMalloc(&buf, n * sizeof(float))"; the check(err, #val, __FILE__, __LINE__) helper of Lei Mao's
+  // "Proper CUDA Error Checking", copied into many projects): the header says it is a failure.
+  const continued =
+    (/^\s*(?:out of memory|not enough memory|insufficient memory)\W*$/i.test(text) && /(?:Error|Exception|error|exception):\s*$/.test(line.previous(1) ?? '')) ||
+    (/^\s*out of memory\b/.test(text) && /\bCUDA (?:Runtime|Driver) Error at: \S+:\d+\s*$/.test(line.previous(1) ?? ''));
+  const stated = STATED_FAILURE.exec(text);
+  // TensorFlow logs an op's failed status at warning level before raising it ("W tensorflow/core/framework/op_kernel.cc:1680]
+  // Resource exhausted: failed to allocate memory", OP_REQUIRES's log): the status the program receives as ResourceExhaustedError.
+  const tfOpStatus = TF_OP_EXHAUSTED.test(text);
+  const hedge = tfOpStatus ? null : NOT_A_FAILURE.exec(text);
+  // The gpuAssert idiom ("GPUassert: out of memory file.cu 103", then exit(code)), and CUDA by Example's HandleError (book.h,
+  // copied into many CUDA programs as HANDLE_ERROR: printf("%s in %s at line %d\n", cudaGetErrorString(err), file, line), then
+  // exit(EXIT_FAILURE); "out of memory in ./src/solver.cu at line 88"): a failure that ends the process.
+  // The miners' check (MINER_CHECK_FILE, GPU_N_ASSERT) is the same idiom with the device in front: it exits on the status.
+  const minerCheck = (GPU_PREFIX.test(text) && MINER_CHECK_FILE.test(line.next(1) ?? '')) || GPU_N_ASSERT.test(text);
+  const gpuAssert = GPU_ASSERT.test(text) || HANDLE_ERROR.test(text) || minerCheck;
+  if ((!FAILURE_WORDS.test(text) && !luaError && !continued && !gpuAssert && !atEnd) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
+  let aborts = ABORTS_HERE.test(text) || gpuAssert;
+  for (let k = 1; k <= 4 && !aborts; k++) if (ABORTS_AFTER.test(line.next(k) ?? '')) aborts = true;
+  const numbers: Finding['numbers'] = {};
+  const req = REQUEST.exec(text);
+  // TensorFlow 1.x's Eigen allocator (common_runtime/gpu/gpu_device.cc: LOG(FATAL) << "EigenAllocator for GPU ran out of memory
+  // when allocating " << num_bytes << ". See error logs …") prints the bytes without a unit.
+  const eigen = EIGEN_ALLOCATOR.exec(text);
+  const requested = req ? toBytes(req[1]!, req[2]!) : eigen ? Number(eigen[1]) : undefined;
+  if (requested !== undefined) numbers.requestedBytes = requested;
+  const report = DRIVER_REPORT.exec(text);
+  if (report) {
+    const free = toBytes(report[1]!, report[2]!);
+    const total = toBytes(report[3]!, report[4]!);
+    if (free !== undefined) numbers.freeBytes = free;
+    if (total !== undefined) numbers.deviceTotalBytes = total;
+  }
+  // Android ART's heap (art/runtime/gc/heap.cc ThrowOutOfMemoryError: "Failed to allocate a 176 byte allocation with 504760
+  // free bytes and 476KB until OOM, target footprint 268435456, growth limit 268435456"; older releases "max allowed
+  // footprint N"): the request, the heap's free bytes, and the growth limit the heap may not pass (the app's heap cap).
+  // Crash reporters (Bugsnag, Crashlytics, Sentry) print the exception's class on one line and its message on the next.
+  const art = ART_HEAP.exec(text) ?? ART_HEAP.exec(line.next(1) ?? '');
+  if (art) Object.assign(numbers, { requestedBytes: Number(art[1]), freeBytes: Number(art[2]), ...(art[3] !== undefined && { allowedBytes: Number(art[3]) }) });
+  // A failed mmap of a file or anonymous region ("unable to mmap 136 bytes from file <filename not specified>: Cannot
+  // allocate memory (12)", PyTorch's MapAllocator; ENOMEM): the mapping's size is the request.
+  const mmap = MMAP_FAILED.exec(text);
+  const mapped = mmap ? toBytes(mmap[1]!, mmap[2]!) : undefined;
+  if (mapped !== undefined && numbers.requestedBytes === undefined) numbers.requestedBytes = mapped;
+  const available = AVAILABLE.exec(text);
+  const free = available ? toBytes(available[1]!, available[2]!) : undefined;
+  if (free !== undefined && numbers.freeBytes === undefined) numbers.freeBytes = free;
+  let rank = line.rank;
+  const bodo = BODO_BUFFER_POOL.exec(text);
+  if (bodo) {
+    const inUse = toBytes(bodo[4]!, bodo[5]!);
+    const request = toBytes(bodo[6]!, bodo[7]!);
+    const left = toBytes(bodo[8]!, bodo[9]!);
+    if (request !== undefined) numbers.requestedBytes = request;
+    if (inUse !== undefined) numbers.processInUseBytes = inUse;
+    if (left !== undefined) numbers.freeBytes = left;
+    rank ??= Number(bodo[1]);
+  }
+  const buffer = BUFFER_REQUIREMENTS.exec(text);
+  if (buffer) Object.assign(numbers, { requestedBytes: Number(buffer[1]), deviceTotalBytes: Number(buffer[2]) });
+  // ptxas is a host program: its own allocation failure ("ptxas fatal   : Memory allocation failure") is host memory,
+  // though its name is a CUDA word for other failures.
+  let platform = /\bptxas\b/.test(text) ? 'cpu' : platformNear(line);
+  // Haskell Accelerate's remote-memory manager (Data.Array.Accelerate.Array.Remote.LRU, "(malloc): Remote memory exhausted"):
+  // remote memory is the device's, and accelerate-llvm-ptx (NVIDIA's PTX) is the backend that uses it.
+  if (platform === 'cpu' && /\bRemote memory exhausted\b/.test(text) && /Data[./]Array[./]Accelerate[./]Array[./]Remote\b/.test(text)) platform = 'cuda';
+  // SGLang's scheduler running out of its KV-cache pools ("RuntimeError: Decode out of memory. Try to lower your batch size." /
+  // "Prefill out of memory…", and "alloc_req_slots runs out of memory. Please set a smaller number for `--max-running-requests`",
+  // sglang/srt/managers/schedule_batch.py): the pools live in the accelerator's memory, cuda when none is named, as vLLM's.
+  if (platform === 'cpu' && SGLANG_POOL.test(text)) platform = 'cuda';
+  // TensorFlow's OOMs (its op's status logged, or the ResourceExhaustedError raised) are the GPU's unless the lines around
+  // name a device (cuda.ts's reading of "OOM when allocating tensor").
+  if ((tfOpStatus || TF_EXHAUSTED_ERROR.test(text)) && platform === 'cpu' && !/\bdevice:CPU:\d|\bcpu_allocator|\bCPU\b/.test(text)) platform = 'cuda';
+  // gpuAssert prints cudaGetErrorString's words: CUDA's, unless the lines around it name another platform (a HIP port).
+  if (gpuAssert && platform === 'cpu') platform = 'cuda';
+  // IPython's header names the type without its module ("OutOfMemoryError      Traceback (most recent call last)"): in a
+  // Python notebook that is torch's (or CuPy's) device allocator exception, whose default is CUDA's (oomException.ts); a
+  // host allocation failure raises MemoryError or RuntimeError instead.
+  if (platform === 'cpu' && /^\s*(?:torch\.(?:cuda\.)?)?OutOfMemoryError\s+Traceback \(most recent call last\)/.test(text)) platform = 'cuda';
+  // ROCm CLR logs the failed steps of one allocation (memory.cpp "Video memory allocation failed!", rocdevice.cpp) before hip_memory.cpp's summary with the sizes.
+  for (let k = 0; k <= 12 && platform === 'rocm' && numbers.requestedBytes === undefined; k++) {
+    const clr = CLR_ALLOC_FAILED.exec(k === 0 ? text : (line.next(k) ?? ''));
+    if (clr) Object.assign(numbers, { requestedBytes: Number(clr[1]), freeBytes: Number(clr[2]), deviceTotalBytes: Number(clr[3]) });
+  }
+  let gpu = platform !== 'cpu' ? (GPU_PREFIX.exec(text) ?? GPU_N_ASSERT.exec(text)) : null;
+  // fairseq's trainer catches the error and names the device on the next line ("| WARNING: ran out of memory on GPU #2,
+  // skipping batch", multiprocessing_trainer.py, device_id).
+  for (let k = 1; k <= 2 && platform === 'cuda' && !gpu; k++) gpu = FAIRSEQ_SKIP.exec(line.next(k) ?? '');
+  // Caffe2's enforce on a CUDA call ("[enforce fail at context_gpu.cu:N] error == cudaSuccess. 2 vs 0. … out of memory")
+  // prints the failed operator's OperatorDef under it, with its CUDA device.
+  const device = gpu ? Number(gpu[1]) : platform === 'cuda' ? caffe2Device(line) : undefined;
+  const quoted = text.trim().slice(0, 160);
+  // UCX (the transport under UCC, MPI and Dask/cuDF's UCX-Py) logging its own allocation failure ("UCX  ERROR   failed to
+  // allocate 536870912 bytes using md cuda_cpy for ucp_rndv_frags: Out of memory", uct_mem.c): the communication library's
+  // staging buffers did not fit beside the model, the collective-OOM of NCCL's "Cuda failure 'out of memory'".
+  if (/\bUCX\s+ERROR\b/.test(text)) {
+    return {
+      signature: 'other-out-of-memory',
+      role: 'failure',
+      fallback: 'oom',
+      kind: 'collective-oom',
       platform,
-      catchable: !aborts,
-      summary: `Out of memory (${m[0]})` + (requested !== undefined ? `: ${formatBytes(requested)} requested` : '') + (platform === 'cpu' ? ' in host memory' : ` on ${platform}`),
-      explanation:
-        `The log reports that an allocation failed for lack of memory ("${quoted}"), in a message Headroom has no specific signature for. ` +
-        (aborts ? 'The process aborted on it, so nothing could catch it. ' : 'The error went back to the program, which could have caught it. ') +
-        (platform === 'cpu' ? 'No accelerator is named around it, so it is taken as host memory.' : `The lines around it name ${platform}, so it is taken as that device's memory.`),
+      catchable: false,
+      summary: `Collective OOM: UCX could not allocate its transfer buffers` + (requested !== undefined ? ` (${formatBytes(requested)})` : '') + ` on ${platform}`,
+      explanation: `UCX, the communication library under this job's transfers, could not allocate memory for its buffers ("${quoted}"). ` +
+        'Like NCCL\'s own allocations, these come from the memory the application left free; the transfer failed inside the library, not at an allocation the program made.',
       ...(rank !== undefined && { rank }),
-      ...(device !== undefined && { device }),
       numbers,
       fixes: [shrinkPeak()],
-      ...(frames && frames.length > 0 && { frames }),
     };
-  },
-};
+  }
+  const frames = luaError ? luaFrames(line) : IPYTHON_OOM_HEADER.test(text) ? ipythonFrames(line) : /\bjava\.lang\.OutOfMemoryError\b/.test(text) ? jvmFrames(line) : undefined;
+  return {
+    signature: 'other-out-of-memory',
+    role: 'failure',
+    fallback: 'oom',
+    kind: aborts ? 'runtime-abort' : 'catchable-oom',
+    platform,
+    catchable: !aborts,
+    summary: `Out of memory (${m[0]})` + (requested !== undefined ? `: ${formatBytes(requested)} requested` : '') + (platform === 'cpu' ? ' in host memory' : ` on ${platform}`),
+    explanation:
+      `The log reports that an allocation failed for lack of memory ("${quoted}"), in a message Headroom has no specific signature for. ` +
+      (aborts ? 'The process aborted on it, so nothing could catch it. ' : 'The error went back to the program, which could have caught it. ') +
+      (platform === 'cpu' ? 'No accelerator is named around it, so it is taken as host memory.' : `The lines around it name ${platform}, so it is taken as that device's memory.`),
+    ...(rank !== undefined && { rank }),
+    ...(device !== undefined && { device }),
+    numbers,
+    fixes: [shrinkPeak()],
+    ...(frames && frames.length > 0 && { frames }),
+  };
+}
 
 /**
  * Perl's fatal out-of-memory messages (perldiag: "Out of memory!", "Out of memory during request for %s", "Out of memory

@@ -19,10 +19,10 @@ export const STATED_FAILURE_LINES = 25;
 const STATES_FAILURE = /\b(?:errors?|failed|failure|fatal|abort(?:ed|ing)?|exception|died|crash(?:ed)?|terminated|cancell?ed|timed out|panic(?:ked)?|segfault|core dumped|assertion)\b/i;
 
 /**
- * Lines that use those words without stating a failure: log levels below error, counts and metrics of errors, a
+ * Lines that use those words without stating a failure: log levels below error (NCCL's WARN is its error level), counts and metrics of errors, a
  * failure that did not happen, hints ("to avoid … errors"), and an empty error field (docker inspect's "Error": "").
  */
-const NOT_A_FAILURE = /\b(?:INFO|DEBUG|TRACE|WARN(?:ING)?|NOTICE)\b|\blevel=(?:info|debug|warn(?:ing)?)\b|^\s*\[?[IWD]\d{4}\b|\bwarn(?:ing)?s?\b|[a-z]Warning\b|\b(?:no|0|zero|without|ignor(?:e|ed|ing)|retry(?:ing)?|to avoid|if)\b[\w ]{0,12}\b(?:errors?|failures?)\b|\b(?:no|0|zero) \w+s failed\b|\b(?:ignor(?:e|ed|ing)|retry(?:ing)?)\b[\w ]{0,12}\bfailed\b|\b(?:errors?|failures?)[\w ]{0,8}[=:]\s*[-+]?\d|\b(?:errors?|failures?) (?:counters?|counts?|rates?)\b|\b(?:error|failure)_rate\b|\bnot (?:failed|terminated|cancell?ed)\b|\berrors?["']?\s*[:=]\s*(?:""|''|null|nil|none|\[\]|\{\})\s*,?\s*$/i;
+const NOT_A_FAILURE = /\b(?:INFO|DEBUG|TRACE|NOTICE)\b|\blevel=(?:info|debug|warn(?:ing)?)\b|^\s*\[?[IWD]\d{4}\b|(?<!NCCL )\bwarn(?:ing)?s?\b|[a-z]Warning\b|\b(?:no|0|zero|without|ignor(?:e|ed|ing)|retry(?:ing)?|to avoid|if)\b[\w ]{0,12}\b(?:errors?|failures?)\b|\b(?:no|0|zero) \w+s failed\b|\b(?:ignor(?:e|ed|ing)|retry(?:ing)?)\b[\w ]{0,12}\bfailed\b|\b(?:errors?|failures?)(?:[ _]?(?:rate|count|total|sum|avg|mean|pct|percent))?\s*[=:]\s*[-+]?\d[\d.e+-]*%?\s*(?:$|[,;|)\]]|\w+\s*[=:])|\b(?:errors?|failures?) (?:counters?|counts?|rates?)\b|\b(?:error|failure)_rate\b|\bnot (?:failed|terminated|cancell?ed)\b|\berrors?["']?\s*[:=]\s*(?:""|''|null|nil|none|\[\]|\{\})\s*,?\s*$/i;
 
 /** A stated failure about memory or a kill: an OOM or host kill no signature read, which is not "not an OOM". */
 const ABOUT_MEMORY = /memory|\bOOM\b|\balloc|\bRAM\b|\bswap\b|\bkill(?:ed)?\b|SIGKILL|\bsignal 9\b|\b137\b|resource(?:s)? exhausted/i;

@@ -147,6 +147,12 @@ const KUNLUN_OOM = /\bDevice memory not enough\b|\bxpu api no enough workspace\b
  * and rethrown by the program, so catchable.
  */
 const JVM_WRAPPED_OOM = /\b[A-Z]\w*(?:Exception|Error)(?:\(|: )(Java heap space|GC overhead limit exceeded|Metaspace|Compressed class space|Requested array size exceeds VM limit|Direct buffer memory)\b/;
+/**
+ * torch_memory_saver's driver-API check (csrc's CURESULT_CHECK: "[torch_memory_saver.cpp] CUresult error  result=N file=…
+ * func=… line=…", then exit(1)), from memory of that source: result 2 is CUDA_ERROR_OUT_OF_MEMORY, here from cuMemCreate
+ * backing a paused tensor's pages again; the process exits on it.
+ */
+const MEMORY_SAVER_OOM = /\bCUresult error\s+result=2\b/;
 const EXPANDABLE_MAP_OOM = /\bexpandable_segments: memory (?:mapping|allocation) failed with OOM on device (\d+) while trying to (?:map|allocate) (\d+) bytes(?: \(free: (\d+), total: (\d+)\))?/;
 
 /**
@@ -175,8 +181,19 @@ function allocFailure(
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources'],
+  needles: ['CUresult error', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources'],
   match(line) {
+    if (MEMORY_SAVER_OOM.test(line.content)) {
+      return allocFailure(line, {
+        kind: 'runtime-abort',
+        platform: 'cuda',
+        summary: 'Process exited: torch_memory_saver could not get device memory (CUresult 2, CUDA_ERROR_OUT_OF_MEMORY)',
+        explanation: 'torch_memory_saver checks each CUDA driver call and exits the process when one fails; result 2 is CUDA_ERROR_OUT_OF_MEMORY, ' +
+          'typically cuMemCreate re-backing memory it had released (resuming after a pause) while something else now holds the device\'s memory.',
+        numbers: {},
+        fixes: [shrinkPeak()],
+      });
+    }
     const jvm = JVM_WRAPPED_OOM.exec(line.content);
     if (jvm && !/OutOfMemory/.test(line.content)) {
       return allocFailure(line, {
