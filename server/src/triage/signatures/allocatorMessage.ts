@@ -59,6 +59,12 @@ const HEAD = new RegExp(String.raw`(?:\b([A-Z]{2,5}) out of memory\.\s*|\bout of
 const sentence = (body: string): RegExp => new RegExp(body.replace(/ /g, ' ?').replace(/SIZE/g, SIZE));
 
 const NEW_DEVICE = sentence(String.raw`(GPU|NPU|XPU|Device)\s*(\d*) has a total capac(?:i)?ty of SIZE`);
+/**
+ * A compact form of the same numbers in one sentence, in logs of recent PyTorch builds ("GPU has 79.19 GiB total, 6.68 GiB
+ * free, 72.48 GiB in use by this process."; from the corpus log, not checked against a release's source), on the head's
+ * line or the line under it: the device's total, its free memory and this process's use.
+ */
+const COMPACT_DEVICE = sentence(String.raw`(GPU|NPU|XPU|Device)\s*(\d*) has SIZE total, SIZE free, SIZE in use by this process`);
 const NEW_FREE = sentence(String.raw`of which SIZE is free`);
 const NEW_PROCESS = sentence(String.raw`this process has SIZE memory in use`);
 const OTHER_PROCESS = new RegExp(String.raw`Process \d+ has ${SIZE} memory in use`, 'g');
@@ -93,6 +99,18 @@ const CUT_AFTER_REQUEST = /^\.?\s*(?:(GPU|NPU|XPU|Device)\s*(\d*)\s*)?$/;
 
 function readNewFormat(rest: string, result: AllocatorMessage): AllocatorMessage | undefined {
   const device = NEW_DEVICE.exec(rest);
+  const compact = device ? null : COMPACT_DEVICE.exec(rest);
+  if (compact) {
+    result.deviceWord = compact[1]!;
+    if (compact[2] !== '') result.device = Number(compact[2]);
+    const total = bytesOf(compact, 3);
+    const free = bytesOf(compact, 5);
+    const inUse = bytesOf(compact, 7);
+    if (total !== undefined) result.numbers.deviceTotalBytes = total;
+    if (free !== undefined) result.numbers.freeBytes = free;
+    if (inUse !== undefined) result.numbers.processInUseBytes = inUse;
+    return result;
+  }
   if (!device) {
     const cut = CUT_AFTER_REQUEST.exec(rest);
     if (!cut || result.api === '') return undefined;
@@ -141,7 +159,7 @@ export function allocatorMessageComplete(text: string): boolean {
   const head = HEAD.exec(text);
   if (!head) return true;
   const rest = text.slice(head.index + head[0].length);
-  return rest.trimStart().startsWith('(') ? rest.includes(')') : /but unallocated/.test(rest);
+  return rest.trimStart().startsWith('(') ? rest.includes(')') : /but unallocated|in use by this process/.test(rest);
 }
 
 /**
@@ -152,6 +170,8 @@ export function allocatorMessageComplete(text: string): boolean {
 export function allocatorMessageText(line: LineView): string {
   // The message broken at its sentences ("HIP out of memory. " / "Tried to allocate …" / "Of the allocated
   // memory …", as ComfyUI prints it): the head is alone on its line, so the lines after it are joined.
+  // The compact sentence on the line under a head that ends after its request.
+  if (/\bTried to allocate [^.]*\.\s*$/.test(line.content) && COMPACT_DEVICE.test(line.next(1) ?? '')) return `${line.content.trimEnd()} ${line.next(1)!.trim()}`;
   if (/\bout of memory\.\s*$/.test(line.content) && /^\s*Tried to allocate/.test(line.next(1) ?? '')) {
     let text = line.content.trimEnd();
     for (let k = 1; k <= 4; k++) {

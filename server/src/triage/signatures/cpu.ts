@@ -254,17 +254,26 @@ const BACKEND_AI_OOM = /\bOut-of-memory detected!|\bdetected potentially oom-kil
  */
 const HEROKU_R15 = /\bError R15 \(Memory quota vastly exceeded\)/;
 const HEROKU_QUOTA_SWAPPING = /\bError R14 \(Memory quota exceeded\)/;
+/** The dyno's memory as Heroku's runtime metrics print it on the line above ("Process running mem=1071M(209.2%)", megabytes). */
+function herokuMemory(line: LineView): Finding['numbers'] {
+  for (let k = 1; k <= 3; k++) {
+    const m = /\bProcess running mem=(\d+(?:\.\d+)?)M\b/.exec(line.previous(k) ?? '');
+    if (m) return { processInUseBytes: Math.round(Number(m[1]) * 1024 ** 2) };
+  }
+  return {};
+}
 
 /**
  * Host kills one line names outright, each told by the program that watched it happen: the finding's
  * summary and its explanation (what that program reports, then what the killed process saw).
  */
-const NAMED_HOST_KILLS: ReadonlyArray<{ pattern: RegExp; summary: string; explanation: string }> = [
+const NAMED_HOST_KILLS: ReadonlyArray<{ pattern: RegExp; summary: string; explanation: string; numbers?: (line: LineView) => Finding['numbers'] }> = [
   {
     pattern: HEROKU_R15,
     summary: 'Host OOM: Heroku killed the dyno for using far more memory than its quota (R15)',
     explanation: 'Heroku reports R15 when a dyno uses a multiple of its memory quota (RAM plus swap) and kills it with SIGKILL. ' +
       'The killed process got no exception and no traceback.',
+    numbers: herokuMemory,
   },
   {
     pattern: EARLYOOM,
@@ -377,7 +386,7 @@ export const tailHostKill: Signature = {
       return finding;
     }
     const named = NAMED_HOST_KILLS.find((k) => k.pattern.test(line.content));
-    if (named) return { ...hostKill(line, named.summary, {}, undefined, named.explanation), facts: { tier: 2 } };
+    if (named) return { ...hostKill(line, named.summary, named.numbers?.(line) ?? {}, undefined, named.explanation), facts: { tier: 2 } };
     const header = TASKS_STATE.test(line.content);
     const container = !header && CONTAINER_OOM.test(line.content);
     const died = !header && !container && DIED_SIGKILL.test(line.content);

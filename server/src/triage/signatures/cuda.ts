@@ -18,7 +18,7 @@ import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform } from '../../protocol';
-import { caffe2Device, joinNext, thrownByTerminate } from './lineContext';
+import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, thrownByTerminate } from './lineContext';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
 
@@ -142,8 +142,14 @@ const runtimeError: Signature = {
   match(line) {
     // The runtime API's words, the driver API's status (JAX/XLA, Triton, CuPy print it) and its enum name.
     if (!/CUDA error: out of memory|cuda runtime error ?\(2\) ?: ?out of memory|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|Error \[CUDA\]: out of memory/.test(line.content) && !OTHER_RUNTIMES_OOM.test(line.content)) return undefined;
+    // A status a library logs as a maybe before its own retry ("cuMemCreate CUDA_ERROR_OUT_OF_MEMORY (may not be an issue
+    // e.g. torch allocator will free cache and retry)", torch_memory_saver) is not yet a failure.
+    if (/\bmay not be an issue\b/.test(line.content)) return undefined;
     const size = /\((\d+) bytes\)|alloc(?:ate)? (\d+) bytes/.exec(line.content);
     let device = ORT_DEVICE.exec(line.content)?.[1];
+    // A check that ends the process on the status (an uncaught exception, MPI_Abort on every rank: mpi4jax's) makes it an abort.
+    const aborts = endsProcessAfter(line, 3);
+    const rank = line.rank ?? mpiAbortRank(line, 3);
     // TensorFlow's StreamExecutor ("cuda_driver.cc:739] failed to allocate 2.12G (2282521344 bytes) from device:
     // CUDA_ERROR_OUT_OF_MEMORY") names no device; the BFC allocator that asked for it does, in the warnings
     // logged around it ("Allocator (GPU_0_bfc) ran out of memory trying to allocate …"), the nearest after it first.
@@ -155,14 +161,14 @@ const runtimeError: Signature = {
       signature: 'cuda-runtime-oom',
       ...(device !== undefined && { device: Number(device) }),
       role: 'failure',
-      kind: 'catchable-oom',
+      kind: aborts ? 'runtime-abort' : 'catchable-oom',
       platform: 'cuda',
-      catchable: true,
-      summary: 'CUDA error: out of memory (from a CUDA runtime call)',
+      catchable: !aborts,
+      summary: `${aborts ? 'Process aborted: ' : ''}CUDA error: out of memory (from a CUDA runtime call)`,
       explanation:
         'A CUDA runtime call outside the caching allocator ran out of device memory: context creation, a library workspace, a kernel launch or a peer copy. ' +
         'The caching allocator did not print its numbers, so the cache may have been holding the memory that was missing.',
-      ...(line.rank !== undefined && { rank: line.rank }),
+      ...(rank !== undefined && { rank }),
       numbers: size ? { requestedBytes: Number(size[1] ?? size[2]) } : {},
       fixes: [shrinkPeak(), { id: 'empty-cache', title: 'Release the cache before the failing call: torch.cuda.empty_cache()', rationale: 'Memory cached by PyTorch is not available to CUDA libraries and the driver.', snippet: 'torch.cuda.empty_cache()' }],
     };

@@ -29,13 +29,38 @@ export function thrownByTerminate(line: LineView): boolean {
 
 /**
  * True when the line, or one of the three above it, is libstdc++'s ("terminate called after throwing") or libc++'s
- * ("libc++abi: terminating due to uncaught exception") report of an exception nothing caught, for messages a runtime
- * throws on the terminate line itself or a few lines under it.
+ * ("libc++abi: terminating due to uncaught exception") report of an exception nothing caught, or an application's own
+ * last-chance handler saying so ("Unhandled exception of type 'St13runtime_error' with message '…', terminating",
+ * PIConGPU's), for messages a runtime throws on the terminate line itself or a few lines under it.
  */
 export function thrownUncaught(line: LineView): boolean {
   for (let k = 0; k <= 3; k++) {
-    if (/terminating due to uncaught exception|terminate called after throwing/.test(k === 0 ? line.content : (line.previous(k) ?? ''))) return true;
+    if (UNCAUGHT.test(k === 0 ? line.content : (line.previous(k) ?? ''))) return true;
   }
+  return false;
+}
+
+const UNCAUGHT = /terminating due to uncaught exception|terminate called after throwing|\bUnhandled exception of type '[^']+' with message\b.*, terminating\s*$/;
+
+/**
+ * What a process prints as it ends on an error nothing handled: an uncaught exception's report (UNCAUGHT), Open MPI's
+ * banner for MPI_Abort (a check that aborts every rank on a failed call: mpi4jax's), the shell's or the C library's
+ * abort report.
+ */
+const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|Aborted|SIGABRT|core dumped|terminate called`);
+
+/** The rank Open MPI's MPI_Abort banner names ("MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD") within `after` lines under the line. */
+export function mpiAbortRank(line: LineView, after: number): number | undefined {
+  for (let k = 1; k <= after; k++) {
+    const m = /\bMPI_ABORT was invoked on rank (\d+)\b/.exec(line.next(k) ?? '');
+    if (m) return Number(m[1]);
+  }
+  return undefined;
+}
+
+/** True when the line or one of the `after` lines under it says the process ended on it (ENDS_PROCESS). */
+export function endsProcessAfter(line: LineView, after: number): boolean {
+  for (let k = 0; k <= after; k++) if (ENDS_PROCESS.test(k === 0 ? line.content : (line.next(k) ?? ''))) return true;
   return false;
 }
 

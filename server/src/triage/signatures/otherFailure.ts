@@ -939,6 +939,12 @@ export function chooseFailure<T extends { finding: Finding; line: number }>(foun
     const own = [...found].reverse().find((f) => tier(f.finding) === 2 && f.finding.rank === faulty);
     if (own) chosen = own;
   }
+  // An allocation failure printed right above the not-oom report of the process ending (an uncaught exception's
+  // terminate, an abort) is that report's cause: the failure is the OOM.
+  if (chosen.finding.kind === 'not-oom') {
+    const cause = [...found].reverse().find((f) => f.finding.kind !== 'not-oom' && chosen!.line - f.line >= 1 && chosen!.line - f.line <= 3);
+    if (cause) chosen = cause;
+  }
   if (chosen.finding.rank === undefined) {
     const ranked = found.find((f) => f.finding.rank !== undefined && f.finding.kind === chosen!.finding.kind);
     if (ranked) chosen.finding.rank = ranked.finding.rank;

@@ -18,14 +18,25 @@ import type { Platform, SourceFrame } from '../../protocol';
 import { hostMemory, shrinkPeak } from '../fixes';
 import { ipythonFrames } from '../frames';
 import { SIZE, toBytes } from '../sizes';
-import { caffe2Device, joinNext } from './lineContext';
+import { caffe2Device, endsProcessAfter, joinNext } from './lineContext';
 import { GPU_ASSERT } from './nativeFailure';
 import type { Finding, LineView, Signature } from './types';
 
 /** "failed to allocate memory", "Failed to allocate device memory", "Failed to allocate 16.00 GB GPU memory" (the size may come first). */
 const FAILED_TO_ALLOCATE = String.raw`failed to allocate (?:[\d.]+ ?[KMGT]i?B )?(?:\w+ ){0,2}memory`;
+/**
+ * PyTorch's caching allocator warning that a map for expandable segments failed ("[W… CUDACachingAllocator.cpp:N]
+ * expandable_segments: memory mapping failed with OOM on device 0 while trying to map 20971520 bytes (free: F, total: T)",
+ * c10/cuda/CUDACachingAllocator.cpp ExpandableSegment::map; later builds print it without the "expandable_segments: " prefix,
+ * "memory allocation failed with OOM on device 1 …"): the allocator frees its cache and retries, and raises OutOfMemoryError
+ * if that fails too. Near the end of a log it is the allocation the run failed on, with the device's free and total bytes:
+ * read by the tail pass, and for its numbers by the other-OOM fallback when that found the line first.
+ */
+export const EXPANDABLE_MAP_OOM = /\b(?:expandable_segments: )?memory (?:mapping|allocation) failed with OOM on device (\d+) while trying to (?:map|allocate) (\d+) bytes(?: \(free: (\d+), total: (\d+)\))?/;
+/** The JDK's direct-buffer limit (java.nio.Bits.reserveMemory: "Cannot reserve 4194304 bytes of direct buffer memory (allocated: A, limit: L)"). */
+const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory \(allocated: (\d+), limit: (\d+)\)/;
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check). */
-const OOM_WORDS = new RegExp(String.raw`out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
+const OOM_WORDS = new RegExp(String.raw`cannot reserve [\d.]+ ?\w+ as there is only|out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -36,9 +47,11 @@ const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
 const GGML_PINNED = /\bggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory: (.+)$/;
 const SGLANG_POOL = /\b(?:(?:Decode|Prefill) out of memory\. Try to lower your batch size|alloc_req_slots runs out of memory)\b/;
 const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not enough|insufficient)|\b(?:except|raise|catch|import)\b/i;
-/** A glog FATAL or CHECK: the process aborts. */
-const ABORTS_HERE = /^\s*F\d{4} |Check failed|\bProgram [Tt]erminated\b/;
-const ABORTS_AFTER = /Aborted|SIGABRT|core dumped|terminate called/;
+/**
+ * A glog FATAL or CHECK, a program's own termination notice, torch_memory_saver's check (csrc's CURESULT_CHECK and its
+ * cudaError twin print "[torch_memory_saver.cpp] … error …" and exit(1); from memory of that source).
+ */
+const ABORTS_HERE = /^\s*F\d{4} |Check failed|\bProgram [Tt]erminated\b|^\s*\[torch_memory_saver\.cpp\] \w+ error\b/;
 /** A request the line prints: "tried to reallocate 11GB", "Error allocating 33554432 bytes", "Cannot allocate 1.5GB". */
 const EIGEN_ALLOCATOR = /\bEigenAllocator for GPU ran out of memory when allocating (\d+)\./;
 const REQUEST = new RegExp(String.raw`(?:allocat\w*|request\w*|reallocate)(?: of)? ${SIZE}`, 'i');
@@ -83,8 +96,18 @@ const GPU_N_ASSERT = /\bGPU ?#?(\d+) assert: /i;
 const BODO_BUFFER_POOL = new RegExp(String.raw`\bRank (\d+)\/\d+ requires ${SIZE} of memory \(${SIZE} in use \+ ${SIZE} requested\) but only has ${SIZE} available`);
 /** A miner's buffer check printing both sides in bytes ("Failed to create buffer (out of memory) | Requirements (1073741824) | Total memory (2147483648)"). */
 const BUFFER_REQUIREMENTS = /\bRequirements \((\d+)\) \| Total memory \((\d+)\)/;
-/** CUDA by Example's HandleError line: the status string, then "in <file> at line <n>" and nothing after it. */
-const HANDLE_ERROR = /^\s*(?:out of memory|[\w ]*memory allocation[\w ]*) in \S+\.(?:cu|cuh|cpp|cc|c|h|hpp) at line \d+\s*$/;
+/**
+ * PIConGPU's device-memory reservation at start-up ("Cannot reserve 1024 MiB as there is only 7 MiB free device memory
+ * left", thrown as a std::runtime_error; wording from the corpus log and memory of its source): the reservation and what
+ * was free.
+ */
+const CANNOT_RESERVE = new RegExp(String.raw`\bCannot reserve ${SIZE} as there is only ${SIZE} free (?:device )?memory left`);
+/**
+ * A CUDA check macro's line: the status string and the source location it failed at, nothing after it, in CUDA by
+ * Example's HandleError order ("out of memory in ./src/solver.cu at line 88") or with the line first ("Got bad cuda
+ * status: out of memory at line: 27/src/data.cu"). Such macros exit the process; a Python exception's line is not one.
+ */
+const HANDLE_ERROR = /^(?!.*\b[A-Z]\w*(?:Error|Exception): ).*?(?:out of memory|memory allocation[\w ]*) (?:in \S+\.(?:cu|cuh|cpp|cc|c|h|hpp) at line:? ?\d+|at line:? ?\d+ ?(?:in |of )?\S*\.(?:cu|cuh|cpp|cc|c|h|hpp))\s*$/i;
 
 /** Accelerators a log names, most specific first; `cpu` when it names none. */
 const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
@@ -150,7 +173,7 @@ export function platformNear(line: LineView, back = 30, ahead = 5): Platform {
 export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
-  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate'],
+  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'free device memory left'],
   match: (line) => readOtherOom(line, false),
 };
 
@@ -222,7 +245,7 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   const gpuAssert = GPU_ASSERT.test(text) || HANDLE_ERROR.test(text) || minerCheck;
   if ((!FAILURE_WORDS.test(text) && !luaError && !continued && !gpuAssert && !atEnd) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
   let aborts = ABORTS_HERE.test(text) || gpuAssert;
-  for (let k = 1; k <= 4 && !aborts; k++) if (ABORTS_AFTER.test(line.next(k) ?? '')) aborts = true;
+  if (!aborts && endsProcessAfter(line, 4)) aborts = true;
   const numbers: Finding['numbers'] = {};
   const req = REQUEST.exec(text);
   // TensorFlow 1.x's Eigen allocator (common_runtime/gpu/gpu_device.cc: LOG(FATAL) << "EigenAllocator for GPU ran out of memory
@@ -262,6 +285,17 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
     if (left !== undefined) numbers.freeBytes = left;
     rank ??= Number(bodo[1]);
   }
+  const direct = JVM_DIRECT_BUFFER.exec(text);
+  if (direct) Object.assign(numbers, { requestedBytes: Number(direct[1]), allocatedBytes: Number(direct[2]), allowedBytes: Number(direct[3]) });
+  const mapOom = EXPANDABLE_MAP_OOM.exec(text);
+  if (mapOom) Object.assign(numbers, { requestedBytes: Number(mapOom[2]), ...(mapOom[3] !== undefined && { freeBytes: Number(mapOom[3]), deviceTotalBytes: Number(mapOom[4]) }) });
+  const reserve = CANNOT_RESERVE.exec(text);
+  if (reserve) {
+    const wanted = toBytes(reserve[1]!, reserve[2]!);
+    const left = toBytes(reserve[3]!, reserve[4]!);
+    if (wanted !== undefined) numbers.requestedBytes = wanted;
+    if (left !== undefined) numbers.freeBytes = left;
+  }
   const buffer = BUFFER_REQUIREMENTS.exec(text);
   if (buffer) Object.assign(numbers, { requestedBytes: Number(buffer[1]), deviceTotalBytes: Number(buffer[2]) });
   // ptxas is a host program: its own allocation failure ("ptxas fatal   : Memory allocation failure") is host memory,
@@ -294,7 +328,7 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   for (let k = 1; k <= 2 && platform === 'cuda' && !gpu; k++) gpu = FAIRSEQ_SKIP.exec(line.next(k) ?? '');
   // Caffe2's enforce on a CUDA call ("[enforce fail at context_gpu.cu:N] error == cudaSuccess. 2 vs 0. … out of memory")
   // prints the failed operator's OperatorDef under it, with its CUDA device.
-  const device = gpu ? Number(gpu[1]) : platform === 'cuda' ? caffe2Device(line) : undefined;
+  const device = gpu ? Number(gpu[1]) : mapOom ? Number(mapOom[1]) : platform === 'cuda' ? caffe2Device(line) : undefined;
   const quoted = text.trim().slice(0, 160);
   // UCX (the transport under UCC, MPI and Dask/cuDF's UCX-Py) logging its own allocation failure ("UCX  ERROR   failed to
   // allocate 536870912 bytes using md cuda_cpy for ucp_rndv_frags: Out of memory", uct_mem.c): the communication library's

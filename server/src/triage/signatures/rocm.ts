@@ -7,7 +7,7 @@ import { formatBytes } from '../../format';
 import { emptyCacheBeforeCollectives, shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
-import { joinNext, thrownByTerminate } from './lineContext';
+import { endsProcessAfter, joinNext, thrownByTerminate, thrownUncaught } from './lineContext';
 import type { Finding, LineView, Signature } from './types';
 
 /** The variable name the message itself suggests: builds differ (PYTORCH_HIP_ALLOC_CONF or PYTORCH_CUDA_ALLOC_CONF). */
@@ -46,8 +46,8 @@ const runtimeOom: Signature = {
     const size = /failed to allocate .*?\((\d+) bytes\)/.exec(line.content);
     // An application's error check that aborts on it (AMReX's "amrex::Abort::N::HIP error in file … hipErrorOutOfMemory !!!",
     // then SIGABRT): no exception reaches a caller.
-    let aborts = /\bAbort\b|abort\(\)/.test(line.content);
-    for (let k = 1; k <= 3 && !aborts; k++) if (/^\s*SIGABRT\b|Aborted \(core dumped\)|^\s*Aborted\s*$/.test(line.next(k) ?? '')) aborts = true;
+    // Also an uncaught exception's report on the line or an abort under it (lineContext's ENDS_PROCESS).
+    const aborts = /\bAbort\b|abort\(\)/.test(line.content) || thrownUncaught(line) || endsProcessAfter(line, 3);
     return {
       signature: 'hip-runtime-oom',
       role: 'failure',

@@ -15,21 +15,30 @@ import { lookAtFailure, notOomFinding } from './otherFailure';
 /** How many non-empty lines, from the end of the retained tail, may hold the stated failure. */
 export const STATED_FAILURE_LINES = 25;
 
-/** Words that state a failure (whole words, any case). "timeout" alone is not one: it names settings and waits. */
-const STATES_FAILURE = /\b(?:errors?|failed|failure|fatal|abort(?:ed|ing)?|exception|died|crash(?:ed)?|terminated|cancell?ed|timed out|panic(?:ked)?|segfault|core dumped|assertion)\b/i;
+/**
+ * Words that state a failure (whole words, any case), the dynamic loader's included. "timeout" alone is not one: it names
+ * settings and waits.
+ */
+const STATES_FAILURE = /\b(?:errors?|failed|failure|fatal|abort(?:ed|ing)?|exception|died|crash(?:ed)?|terminated|cancell?ed|timed out|panic(?:ked)?|segfault|core dumped|assertion|undefined symbol|cannot open shared object file)\b/i;
 
 /**
- * Lines that use those words without stating a failure: log levels below error (NCCL's WARN is its error level), counts and metrics of errors, a
+ * Lines that use those words without stating a failure: warnings (NCCL's WARN is its error level), counts and metrics of errors, a
  * failure that did not happen, hints ("to avoid … errors"), and an empty error field (docker inspect's "Error": "").
  */
-const NOT_A_FAILURE = /\b(?:INFO|DEBUG|TRACE|NOTICE)\b|\blevel=(?:info|debug|warn(?:ing)?)\b|^\s*\[?[IWD]\d{4}\b|(?<!NCCL )\bwarn(?:ing)?s?\b|[a-z]Warning\b|\b(?:no|0|zero|without|ignor(?:e|ed|ing)|retry(?:ing)?|to avoid|if)\b[\w ]{0,12}\b(?:errors?|failures?)\b|\b(?:no|0|zero) \w+s failed\b|\b(?:ignor(?:e|ed|ing)|retry(?:ing)?)\b[\w ]{0,12}\bfailed\b|\b(?:errors?|failures?)(?:[ _]?(?:rate|count|total|sum|avg|mean|pct|percent))?\s*[=:]\s*[-+]?\d[\d.e+-]*%?\s*(?:$|[,;|)\]]|\w+\s*[=:])|\b(?:errors?|failures?) (?:counters?|counts?|rates?)\b|\b(?:error|failure)_rate\b|\bnot (?:failed|terminated|cancell?ed)\b|\berrors?["']?\s*[:=]\s*(?:""|''|null|nil|none|\[\]|\{\})\s*,?\s*$/i;
+const NOT_A_FAILURE = /\blevel=(?:info|debug|warn(?:ing)?)\b|\[(?:info|debug|trace)\]|(?<!NCCL )\bwarn(?:ing)?s?\b|[a-z]Warning\b|\b(?:no|0|zero|without|ignor(?:e|ed|ing)|retry(?:ing)?|to avoid|if)\b[\w ]{0,12}\b(?:errors?|failures?)\b|\b(?:no|0|zero) \w+s failed\b|\b(?:ignor(?:e|ed|ing)|retry(?:ing)?)\b[\w ]{0,12}\bfailed\b|\b(?:errors?|failures?)(?:[ _]?(?:rate|count|total|sum|avg|mean|pct|percent))?\s*[=:]\s*[-+]?\d[\d.e+-]*%?\s*(?:$|[,;|)\]]|\w+\s*[=:])|\b(?:errors?|failures?) (?:counters?|counts?|rates?)\b|\b(?:error|failure)_rate\b|\bnot (?:failed|terminated|cancell?ed)\b|\berrors?["']?\s*[:=]\s*(?:""|''|null|nil|none|\[\]|\{\})\s*,?\s*$/i;
+
+/**
+ * Log levels below error: their upper-case names (a path's "/usr/src/debug/" is none), a line that starts with one in any
+ * case ("info: …"), and glog's I/W/D prefix.
+ */
+const LOW_LOG_LEVEL = /\b(?:INFO|DEBUG|TRACE|NOTICE)\b|^\s*\[?[IWD]\d{4}\b|^\s*\[?(?:[Ii]nfo|[Dd]ebug|[Tt]race|[Nn]otice)\]?\s*[:|-]/;
 
 /** A stated failure about memory or a kill: an OOM or host kill no signature read, which is not "not an OOM". */
 const ABOUT_MEMORY = /memory|\bOOM\b|\balloc|\bRAM\b|\bswap\b|\bkill(?:ed)?\b|SIGKILL|\bsignal 9\b|\b137\b|resource(?:s)? exhausted/i;
 
 /** Whether the line states a failure at all (whether or not it is one this fallback may call not-oom). */
 export function statesFailure(content: string): boolean {
-  return STATES_FAILURE.test(content) && !NOT_A_FAILURE.test(content);
+  return STATES_FAILURE.test(content) && !LOW_LOG_LEVEL.test(content) && !NOT_A_FAILURE.test(content);
 }
 
 const quoted = (content: string): string => {

@@ -20,9 +20,9 @@
 import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
 import { toBytes } from '../sizes';
-import { thrownUncaught } from './lineContext';
+import { endsProcessAfter, thrownUncaught } from './lineContext';
 import { ACL_CODE } from './nativeFailure';
-import { platformNear } from './otherOom';
+import { EXPANDABLE_MAP_OOM, platformNear } from './otherOom';
 import type { Fix, Platform } from '../../protocol';
 import type { Finding, LineView, Signature } from './types';
 
@@ -30,9 +30,10 @@ import type { Finding, LineView, Signature } from './types';
  * A program's CUDA check printing the status by number, 2: cudaErrorMemoryAllocation in the runtime API (driver_types.h)
  * and CUDA_ERROR_OUT_OF_MEMORY in the driver API (cuda.h) are both 2. spconv's TV_CHECK_CUDA_ERR ("RuntimeError
  * indice_cuda.cu 124 cuda execution failed with error 2", tensorview.h: "cuda execution failed with error " << err) and
- * its kin throw it to the caller: a catchable out-of-memory on CUDA with no sizes.
+ * its kin throw it to the caller: a catchable out-of-memory on CUDA with no sizes. TensorRT's samples' CHECK ("runtime.cpp (16) - Cuda
+ * Error in allocate: 2", then a thrown nvinfer1::CudaError) prints the call and the number; uncaught, it aborts.
  */
-const CUDA_NUMBERED_OOM = /(?:\b(?:CUDA|cuda|Cuda)\b|\.cu\b)[^\n]*\bfailed with error 2\b(?![.\d])/;
+const CUDA_NUMBERED_OOM = /(?:\b(?:CUDA|cuda|Cuda)\b|\.cu\b)[^\n]*\bfailed with error 2\b(?![.\d])|\bCuda Error in \w+: 2\s*$/;
 /**
  * gperftools' tcmalloc reporting a large allocation (src/tcmalloc.cc ReportLargeAlloc: "tcmalloc: large alloc %lu bytes == %p
  * @ <frames>", printed for requests over TCMALLOC_LARGE_ALLOC_REPORT_THRESHOLD): "== (nil)" (glibc's %p of NULL) or "== 0x0" is
@@ -133,13 +134,6 @@ const MACOS_MMAP_FAILED = /\bmalloc: [*\\ ]*mmap\(size=(0x[0-9a-fA-F]+|\d+)\) fa
  */
 const KUNLUN_OOM = /\bDevice memory not enough\b|\bxpu api no enough workspace\b/;
 /**
- * PyTorch's caching allocator warning that a map for expandable segments failed ("[W… CUDACachingAllocator.cpp:N]
- * expandable_segments: memory mapping failed with OOM on device 0 while trying to map 20971520 bytes (free: F, total: T)",
- * c10/cuda/CUDACachingAllocator.cpp ExpandableSegment::map): the allocator frees its cache and retries, and raises
- * OutOfMemoryError if that fails too. Read only by the tail pass, where no other signature found the failure: near the
- * end of a log it is the allocation the run failed on, with the device's free and total bytes.
- */
-/**
  * The detail messages of the JVM's OutOfMemoryError (HotSpot: "Java heap space", "GC overhead limit exceeded", "Metaspace",
  * "Compressed class space", "Requested array size exceeds VM limit", "Direct buffer memory" from java.nio's Bits) carried
  * as the message of another exception that wrapped it, without the OutOfMemoryError's name ("NetLogoException(Compressed
@@ -153,7 +147,6 @@ const JVM_WRAPPED_OOM = /\b[A-Z]\w*(?:Exception|Error)(?:\(|: )(Java heap space|
  * backing a paused tensor's pages again; the process exits on it.
  */
 const MEMORY_SAVER_OOM = /\bCUresult error\s+result=2\b/;
-const EXPANDABLE_MAP_OOM = /\bexpandable_segments: memory (?:mapping|allocation) failed with OOM on device (\d+) while trying to (?:map|allocate) (\d+) bytes(?: \(free: (\d+), total: (\d+)\))?/;
 
 /**
  * The finding of an allocation that failed: returned to the caller (catchable-oom) or ending the process
@@ -181,7 +174,7 @@ function allocFailure(
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['CUresult error', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources'],
+  needles: ['CUresult error', 'Cuda Error in ', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources'],
   match(line) {
     if (MEMORY_SAVER_OOM.test(line.content)) {
       return allocFailure(line, {
@@ -233,7 +226,7 @@ export const tailAllocFailure: Signature = {
     }
     if (CUDA_NUMBERED_OOM.test(line.content) && !/out of memory/i.test(line.content)) {
       return allocFailure(line, {
-        kind: thrownUncaught(line) ? 'runtime-abort' : 'catchable-oom',
+        kind: thrownUncaught(line) || endsProcessAfter(line, 3) ? 'runtime-abort' : 'catchable-oom',
         platform: 'cuda',
         summary: 'Out of memory on the GPU: a CUDA call failed with error 2 (cudaErrorMemoryAllocation)',
         explanation: 'The program\'s CUDA check printed the status by number: 2 is cudaErrorMemoryAllocation (the runtime API) and CUDA_ERROR_OUT_OF_MEMORY (the driver API), a device allocation that did not fit. The check threw it to the caller.',
