@@ -87,7 +87,12 @@ import { loadCorpus, ratio, scoreCorpus, splitOf, splitsOf } from './triage-corp
  * `blind32` (95 logs, rank-order, seventh session, queries on training frameworks (mmdetection, detectron2, fairseq,
  * colossalai, ultralytics), Slurm/torchrun/elastic/rendezvous/mpirun failures, NPU/XPU/ROCm/HPU/JAX runtime errors, and
  * vLLM/SGLang/torch.compile/flash-attn OOMs and errors) was scored once with the engine of eafb0f1 (after blind31's
- * classes) and left untuned: kind 85/95, exact numbers 120/141. 2999, a byte-identical repost of 1831, was dropped.
+ * classes): kind 85/95, exact numbers 120/141. 2999, a byte-identical repost of 1831, was dropped.
+ * `blind33` (86 logs, rank-order, seventh session, queries on training OOMs on current GPUs and sharding (RTX 5090, H100,
+ * FSDP2, ZeRO-3, activation checkpointing, evaluation), NCCL/gloo hangs and aborts, ROCm/MPS/XLA/torch_xla/Gaudi errors,
+ * host kills and data loading) was scored once with the engine of 3923d28 (after blind32's classes), untuned: kind
+ * 82/86, exact numbers 167/173. Dropped before scoring: 3091 (byte-identical to 3090), 3098 (a log already in the corpus
+ * under another thread), 3109 (a cross-post of 3108).
  */
 const FLOORS = {
   train: { kind: 1, exact: 1 },
@@ -144,6 +149,7 @@ const FLOORS = {
   blind31: { kind: 86 / 88, exact: 146 / 163 },
   // First run kind 85/95, exact 120/141; after its classes were filled: kind 93/95, exact 131/141.
   blind32: { kind: 93 / 95, exact: 131 / 141 },
+  blind33: { kind: 82 / 86, exact: 167 / 173 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {
