@@ -6,13 +6,14 @@
  * actor prefix when the actor's repr carries its rank (NeMo-RL's `(MegatronPolicyWorker[rank=107] pid=3340050, ip=10.1.107.221)`:
  * Ray prints the actor's __repr__ before pid), and
  * Open MPI's `mpirun --tag-output` prefix `[1,3]<stderr>:` (the job id, then the MPI_COMM_WORLD rank; Horovod's
- * mpirun launcher sets it, and orterun/prterun's output filter writes `<stdout>`, `<stderr>` or `<stddiag>`). Process prefixes that print no rank
+ * mpirun launcher sets it, and orterun/prterun's output filter writes `<stdout>`, `<stderr>` or `<stddiag>`), and Determined's
+ * trial log prefix `[rank=0] ` (after its container field, `[] [rank=0] RuntimeError: …`). Process prefixes that print no rank
  * (`(EngineCore_0 pid=…)`, `(Worker_TP1 pid=…)`, `(RayWorkerWrapper pid=…)`) give none: a TP index is
  * a rank within one group, not the global rank.
  */
 
 /** A rank prefix near the start of a line, with whatever launcher noise comes before it. */
-const PREFIX = /^(?:.{0,120}?)\[(?:rank|default)(\d+)\]:\s?|^(?:rank|default)(\d+)\]:\s?|^\([\w.-]+(?: rank=|\[rank=)(\d+)\]? pid=\d+[^)]*\)\s?|^\[\d+,(\d+)\]<std(?:out|err|diag)>:\s?/;
+const PREFIX = /^(?:.{0,120}?)\[(?:rank|default)(\d+)\]:\s?|^(?:rank|default)(\d+)\]:\s?|^\([\w.-]+(?: rank=|\[rank=)(\d+)\]? pid=\d+[^)]*\)\s?|^\[\d+,(\d+)\]<std(?:out|err|diag)>:\s?|^(?:\[[^\]]*\] )?\[rank=(\d+)\]\s/;
 
 export interface RankedLine {
   /** The global rank named by the prefix, when there is one. */
@@ -21,11 +22,20 @@ export interface RankedLine {
   content: string;
 }
 
-/** Splits a rank prefix off a line. */
-export function splitRank(line: string): RankedLine {
+/**
+ * The service prefix docker compose puts before each line it relays (`rasa_1      | `, `llama-cpp    | `: the service name
+ * padded to the longest, then "| "). It names no rank; it is taken off so the line reads as the program printed it. A log
+ * level in that place is loguru's column (`ERROR    | module:fn:12 - …`), not a service.
+ */
+const COMPOSE_PREFIX = /^(?!(?:ERROR|WARN|WARNING|INFO|DEBUG|TRACE|CRITICAL|SUCCESS|FATAL)\s)[A-Za-z0-9][\w.-]*\s+\| /;
+
+/** Splits a rank prefix (and a docker compose service prefix before it) off a line. */
+export function splitRank(raw: string): RankedLine {
+  const compose = COMPOSE_PREFIX.exec(raw);
+  const line = compose ? raw.slice(compose[0].length) : raw;
   const match = PREFIX.exec(line);
   if (!match) return { content: line };
-  return { rank: Number(match[1] ?? match[2] ?? match[3] ?? match[4]), content: line.slice(match[0].length) };
+  return { rank: Number(match[1] ?? match[2] ?? match[3] ?? match[4] ?? match[5]), content: line.slice(match[0].length) };
 }
 
 /**

@@ -43,7 +43,8 @@ const cpuAllocator: Signature = {
  * message gives the request: "Unable to allocate 7.91 GiB for an array with shape (1396913, 190, 4) and data type float64"
  * (numpy/core/_exceptions.py: binary units from bytes to EiB, three significant figures, "1234. GiB" past 1000).
  */
-const MEMORY_ERROR = /^\s*(?:[A-Za-z_]\w*\.)*_?(?:Array)?MemoryError\b/;
+/** The exception's line, also behind a logger's timestamp and bracketed field (Twisted's "2018-07-26 20:54:41+0000 [-] MemoryError"). */
+const MEMORY_ERROR = /^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:\[[^\]]*\] )?)?(?:[A-Za-z_]\w*\.)*_?(?:Array)?MemoryError\b/;
 const NUMPY_REQUEST = /Unable to allocate (\d[\d,]*(?:\.\d*)?)\s?(bytes|[KMGTPE]iB) for an array with shape/;
 
 const pythonMemoryError: Signature = {

@@ -132,6 +132,8 @@ const ascendRuntime: Signature = {
       const suffix = /\(PID:\d+, Device:(\d+), RankID:-?\d+\)/.exec(prev);
       if (suffix && device === undefined) device = Number(suffix[1]);
       if (aboveRank === undefined && /NPU function error|error code is/.test(prev)) aboveRank = line.previousRank(k);
+      // The suffix's own RankID when no prefix names the rank.
+      aboveRank ??= ascendSuffixRank(prev);
     }
     const ownRank = rank ?? aboveRank;
     // llama.cpp/ggml's CANN backend aborts on a failed ACL call (ggml-cann.cpp ggml_cann_error: "CANN error: <message>", then

@@ -68,6 +68,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'Exit ?Code"?:\\s*137\\b',
   // torch_memory_saver's driver-API check (tailAllocFailure).
   'CUresult error',
+  // TSL's FATAL log line (otherFailure TSL_FATAL).
+  '\\d\\d:\\d\\d:\\d\\d\\.\\d+: F ',
   // The shell's report of a SIGBUS ('Bus error (core dumped)', bash's strsignal; zsh's own 'zsh: bus error' is above).
   '[Bb]us error',
   // fish's report of a job killed by a signal (cpu.ts tailHostKill reads SIGKILL).
@@ -293,6 +295,11 @@ const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Abor
 /** A DataLoader worker's signal handler reporting the worker's crash (PyTorch's and PaddlePaddle's wording). */
 const WORKER_CRASH = /\bUnexpected (?:segmentation fault|floating-point exception) encountered in (?:DataLoader )?workers?\b/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
+/**
+ * A FATAL log line in TSL's format (TensorFlow, XLA and torch_xla: "2024-02-27 09:52:24.990707: F
+ * ./torch_xla/csrc/runtime/debug_macros.h:20] Non-OK-status: …"): the logger aborts the process after printing it.
+ */
+const TSL_FATAL = /^\s*(?:\S+ )?\d\d:\d\d:\d\d\.\d+: F (\S+:\d+)\] (.*)$/;
 /** A launcher or parent reporting a child's end: torchrun, DeepSpeed, MPI, Node's child_process "exit with code N, signal null", launchd's "Service did not exit 5 seconds after SIGTERM. Sending SIGKILL." (a stop timeout, not memory). */
 const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:status code|code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|\bexit status [1-9]\d*\b(?! \()|\bEngine core proc \S+ died unexpectedly|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
 
@@ -472,7 +479,7 @@ function cutTraceback(line: LineView, text: string): SourceFrame[] | undefined {
 export const otherFailure: Signature = {
   id: 'other-failure',
   platform: 'cpu',
-  needles: ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'return code', 'SIGTERM', 'death signal', 'BAD TERMINATION',
+  needles: ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', ': F ', 'Fatal Python', 'exit code', 'exitcode', 'return code', 'SIGTERM', 'death signal', 'BAD TERMINATION',
     'Traceback (most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', '.cu', 'To enable traceback see', ' -> ', 'page fault', 'PROTECTION_FAULT', 'NVRM: ', ' timeout',
     'Floating point exception', 'Illegal instruction', 'zsh: ', 'LLVM ERROR', 'panicked at', 'no kernel image is', 'No kernel image is', 'launch failure', 'unsupported toolchain',
     'busy or unavailable', 'version is insufficient', 'CUDA-capable device', 'illegal instruction was', 'launch timed out', 'too many resources requested',
@@ -535,6 +542,11 @@ export const otherFailure: Signature = {
       // Check failed: …", xla_client/debug_macros.h throwing std::runtime_error) reached Python as the exception's message.
       const raised = /^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): /.test(text);
       return notOomFinding(line, 2, quote(text.replace(/^.*?\] /, '')), raised, cudnn ? [lookAtFailure('the failed check (a cuDNN/CUDA status other than an allocation failure)'), debugAsync] : [lookAtFailure('the failed check and the call that made it')]);
+    }
+    const fatal = TSL_FATAL.exec(text);
+    if (fatal) {
+      const f = notOomFinding(line, 2, `a fatal check at ${fatal[1]}: ${quote(fatal[2]!)}`, false, [lookAtFailure('the fatal check (its status and message)')]);
+      return { ...f, platform: f.platform === 'cpu' && /\bxla\b|tpu/i.test(text) ? 'xla-tpu' : f.platform };
     }
     // torch_xla's XRT client logging a failed computation's status and stack (xla_util.cc ReportComputationError);
     // torch_xla raises it as a RuntimeError. The status text itself, when kept, is read by the XLA signatures.
