@@ -50,6 +50,28 @@ describe("the caching allocator's compact and unprefixed messages", () => {
   });
 });
 
+describe("torch 2.11's messages as the H200 printed them (docs/GPU-RESULTS.md, bench/oom-messages/print_oom.py)", () => {
+  const GiB = (n: number) => Math.round(n * 1024 ** 3);
+  it('reads every number of the long form and of cudaMallocAsync', () => {
+    const native =
+      'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 139.80 GiB. GPU 0 has a total capacity of 139.80 GiB of which 104.34 GiB is free. Including non-PyTorch memory, this process has 35.46 GiB memory in use. Of the allocated memory 34.95 GiB is allocated by PyTorch, and 1.02 MiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)';
+    expect(root(native)).toMatchObject({ kind: 'catchable-oom', device: 0, requestedBytes: GiB(139.8), deviceTotalBytes: GiB(139.8), freeBytes: GiB(104.34), processInUseBytes: GiB(35.46), allocatedBytes: GiB(34.95), reservedUnallocatedBytes: Math.round(1.02 * 1024 ** 2) });
+    const async = [
+      'torch.OutOfMemoryError: Allocation on device 0 would exceed allowed memory. (out of memory)',
+      'Currently allocated     : 34.95 GiB',
+      'Requested               : 139.80 GiB',
+      'Device limit            : 139.80 GiB',
+      'Free (according to CUDA): 31.12 MiB',
+      'PyTorch limit (set by user-supplied memory fraction)',
+      '                        : 17179869184.00 GiB',
+    ].join('\n');
+    const v = root(async)!;
+    expect(v).toMatchObject({ kind: 'catchable-oom', device: 0, requestedBytes: GiB(139.8), deviceTotalBytes: GiB(139.8), allocatedBytes: GiB(34.95), freeBytes: Math.round(31.12 * 1024 ** 2) });
+    // The no-limit value is no limit.
+    expect(v.allowedBytes).toBeUndefined();
+  });
+});
+
 describe('host numbers', () => {
   it("reads the JDK's direct-buffer limit", () => {
     const log = 'Caused by: java.lang.OutOfMemoryError: Cannot reserve 1048576 bytes of direct buffer memory (allocated: 133169152, limit: 134217728)';
