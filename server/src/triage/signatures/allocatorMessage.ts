@@ -80,8 +80,24 @@ function bytesOf(match: RegExpExecArray | null, at = 1): number | undefined {
   return match ? toBytes(match[at]!, match[at + 1]!) : undefined;
 }
 
+/**
+ * The message as PyTorch cased it, from a copy that lowered every letter (an issue title or a quote typed in lower case:
+ * "cuda out of memory. tried to allocate 30.00 mib (gpu 0; 8.00 gib total capacity; …)"): the words the parser anchors on
+ * and the units get their case back. Only a line with no capital letter at all is read so.
+ */
+function recased(line: string): string {
+  return line
+    .replace(/\b(cuda|hip|xpu|npu) out of memory/g, (_, api: string) => `${api.toUpperCase()} out of memory`)
+    .replace(/\btried to allocate\b/g, 'Tried to allocate')
+    .replace(/\b(\d[\d.,]*)\s?([kmgtp])(i?)b\b/g, (_, n: string, unit: string, i: string) => `${n} ${unit.toUpperCase()}${i}B`)
+    .replace(/\b(gpu|npu|xpu)(\s*\d*)(;| has)/g, (_, word: string, n: string, after: string) => `${word.toUpperCase()}${n}${after}`)
+    .replace(/\bpytorch\b/g, 'PyTorch')
+    .replace(/\bof the allocated memory\b/g, 'Of the allocated memory');
+}
+
 /** Reads an allocator OOM message from one line; undefined when the line is not one. */
-export function parseAllocatorMessage(line: string): AllocatorMessage | undefined {
+export function parseAllocatorMessage(raw: string): AllocatorMessage | undefined {
+  const line = /[A-Z]/.test(raw) || !raw.includes('tried to allocate') ? raw : recased(raw);
   const head = HEAD.exec(line);
   if (!head) return undefined;
   const requestedBytes = toBytes(head[2]!, head[3]!);

@@ -33,7 +33,8 @@ const CUDA: AllocatorPlatform = {
 const cachingAllocator: Signature = {
   id: CUDA.signature,
   platform: 'cuda',
-  needles: ['Tried to allocate'],
+  // 'ried to allocate' also finds a copy typed or titled in lower case (allocatorMessage.ts recased).
+  needles: ['ried to allocate'],
   match(line) {
     if (line.content.includes('Current platform can NOT allocate')) return undefined;
     const msg = parseAllocatorMessage(allocatorMessageText(line));
@@ -562,9 +563,15 @@ const WATCHDOG_TERMINATED_TIMEOUT = /\bwatchdog thread terminated with exception
 export const tailWatchdogFrames: Signature = {
   id: 'nccl-watchdog-frames',
   platform: 'cuda',
-  needles: ['::Watchdog::run', 'watchdog thread terminated with exception'],
+  // PyTorch 1.x raised the timeout from the work's wait instead ("RuntimeError: [Rank 0] Caught collective operation timeout:
+  // WorkNCCL(…) ran for N milliseconds before timing out.", ProcessGroupNCCL.cpp), with no anchor of the hot scan on it.
+  needles: ['::Watchdog::run', 'watchdog thread terminated with exception', 'Caught collective operation timeout'],
   match(line) {
-    if (WATCHDOG_TERMINATED_TIMEOUT.test(line.content)) {
+    // The watchdog died while building the desync report of a timed-out collective (TORCH_NCCL_DESYNC_DEBUG: "… watchdog
+    // thread terminated with exception: traceMap[…] INTERNAL ASSERT FAILED … Timeout rank [0] …", then "Exception raised from
+    // retrieveDesyncReport"): the timeout came first.
+    const desync = /\bwatchdog thread terminated with exception: /.test(line.content) && (/\bTimeout rank\b/.test(line.content) || /\bretrieveDesyncReport\b/.test(line.next(1) ?? ''));
+    if (WATCHDOG_TERMINATED_TIMEOUT.test(line.content) || desync || /\bCaught collective operation timeout: WorkNCCL\(/.test(line.content)) {
       const f = watchdogTimeout.match(line);
       return f && { ...f, facts: { ...f.facts, tier: 2 } };
     }

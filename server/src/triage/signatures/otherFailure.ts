@@ -57,7 +57,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   // nccl-tests' count of wrong results; rdma-core's mlx5 error completion (nativeFailure).
   'Out of bounds values', 'got completion with error',
   // The collective watchdog's loop frame under WorkNCCL::checkTimeout in PyTorch 2.8+ (cuda.ts tailWatchdogFrames).
-  '::Watchdog::run', 'watchdog thread terminated with exception',
+  '::Watchdog::run', 'watchdog thread terminated with exception', 'Caught collective operation timeout',
   // WebAssembly's linear memory running out (tailAllocFailure; a wasm trap's 'RuntimeError: ' is read through 'Error').
   'Aborted\\(OOM\\)', 'Cannot enlarge memory arrays', 'could not allocate memory',
   // A launcher's 'exit with status code N' (Horovod's gloo runner).

@@ -36,7 +36,7 @@ export const EXPANDABLE_MAP_OOM = /\b(?:expandable_segments: )?memory (?:mapping
 /** The JDK's direct-buffer limit (java.nio.Bits.reserveMemory: "Cannot reserve 4194304 bytes of direct buffer memory (allocated: A, limit: L)"). */
 const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory \(allocated: (\d+), limit: (\d+)\)/;
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check). */
-const OOM_WORDS = new RegExp(String.raw`cannot reserve [\d.]+ ?\w+ as there is only|out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
+const OOM_WORDS = new RegExp(String.raw`memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -173,7 +173,7 @@ export function platformNear(line: LineView, back = 30, ahead = 5): Platform {
 export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
-  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'free device memory left'],
+  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'free device memory left', 'emory is overflow'],
   match: (line) => readOtherOom(line, false),
 };
 
@@ -222,6 +222,12 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   if (go) return goOutOfMemory(line, Number(go[1]), Number(go[2]));
   // Go's throw under that line is the same failure, read there.
   if (/^\s*fatal error: out of memory\s*$/.test(text)) for (let k = 1; k <= 3; k++) if (GO_OOM.test(line.previous(k) ?? '')) return undefined;
+  // Alone (the runtime's line not kept, or grep's "file:" before it), the throw is still the Go runtime refusing the heap.
+  if (/(?:^|\.log:)\s*fatal error: out of memory\s*$/.test(text)) {
+    return hostOom(line, 'Host out of memory: the Go runtime stopped the process (fatal error: out of memory)',
+      'The Go runtime could not get more heap from the operating system and stopped the process with "fatal error: out of memory", which no recover() catches. ' +
+        'The heap in use filled the host (or the process\'s limit).', {});
+  }
   // Lua's error() has no "error" in it: "file.lua:109: $ Torch: not enough memory", then "stack traceback:".
   const luaError = /^\s*stack traceback:/.test(line.next(1) ?? '');
   // A message printed on the line under its error's header ("…State.hs:86 (unhandled): CUDA Exception:" then
@@ -229,7 +235,10 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // Also the CUDA check that prints its header first ("CUDA Runtime Error at: src/data.cu:83", then the status string and the
   // call: "out of memory cudaMalloc(&buf, n * sizeof(float))"; the check(err, #val, __FILE__, __LINE__) helper of Lei Mao's
   // "Proper CUDA Error Checking", copied into many projects): the header says it is a failure.
+  // Jittor's fatal log ("Failed reason:[f … mem_info.cc:272]", then "GPU memory is overflow, please reduce your batch_size or
+  // data size!" and "Total: 79.33GB Used: 78.4GB", src/mem/mem_info.cc; wording from the corpus log): the header says it failed.
   const continued =
+    (/\bGPU memory is overflow\b/.test(text) && /\bFailed reason:/.test(line.previous(1) ?? '')) ||
     (/^\s*(?:out of memory|not enough memory|insufficient memory)\W*$/i.test(text) && /(?:Error|Exception|error|exception):\s*$/.test(line.previous(1) ?? '')) ||
     (/^\s*out of memory\b/.test(text) && /\bCUDA (?:Runtime|Driver) Error at: \S+:\d+\s*$/.test(line.previous(1) ?? ''));
   const stated = STATED_FAILURE.exec(text);
@@ -284,6 +293,11 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
     if (inUse !== undefined) numbers.processInUseBytes = inUse;
     if (left !== undefined) numbers.freeBytes = left;
     rank ??= Number(bodo[1]);
+  }
+  const jittorTotal = /\bGPU memory is overflow\b/.test(text) ? new RegExp(String.raw`^\s*Total:\s*${SIZE}\s+Used:`).exec(line.next(1) ?? '') : null;
+  if (jittorTotal) {
+    const total = toBytes(jittorTotal[1]!, jittorTotal[2]!);
+    if (total !== undefined) numbers.deviceTotalBytes = total;
   }
   const direct = JVM_DIRECT_BUFFER.exec(text);
   if (direct) Object.assign(numbers, { requestedBytes: Number(direct[1]), allocatedBytes: Number(direct[2]), allowedBytes: Number(direct[3]) });

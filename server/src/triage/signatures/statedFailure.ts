@@ -33,8 +33,11 @@ const NOT_A_FAILURE = /\blevel=(?:info|debug|warn(?:ing)?)\b|\[(?:info|debug|tra
  */
 const LOW_LOG_LEVEL = /\b(?:INFO|DEBUG|TRACE|NOTICE)\b|^\s*\[?[IWD]\d{4}\b|^\s*\[?(?:[Ii]nfo|[Dd]ebug|[Tt]race|[Nn]otice)\]?\s*[:|-]/;
 
-/** A stated failure about memory or a kill: an OOM or host kill no signature read, which is not "not an OOM". */
-const ABOUT_MEMORY = /memory|\bOOM\b|\balloc|\bRAM\b|\bswap\b|\bkill(?:ed)?\b|SIGKILL|\bsignal 9\b|\b137\b|resource(?:s)? exhausted/i;
+/**
+ * A stated failure about memory or a kill: an OOM or host kill no signature read, which is not "not an OOM". Memory
+ * corruption, access and faults are not memory running out.
+ */
+const ABOUT_MEMORY = /memory(?! corruption| access| fault)|\bOOM\b|\balloc|\bRAM\b|\bswap\b|\bkill(?:ed)?\b|SIGKILL|\bsignal 9\b|\b137\b|resource(?:s)? exhausted/i;
 
 /** Whether the line states a failure at all (whether or not it is one this fallback may call not-oom). */
 export function statesFailure(content: string): boolean {

@@ -31,9 +31,10 @@ import type { Finding, LineView, Signature } from './types';
  * and CUDA_ERROR_OUT_OF_MEMORY in the driver API (cuda.h) are both 2. spconv's TV_CHECK_CUDA_ERR ("RuntimeError
  * indice_cuda.cu 124 cuda execution failed with error 2", tensorview.h: "cuda execution failed with error " << err) and
  * its kin throw it to the caller: a catchable out-of-memory on CUDA with no sizes. TensorRT's samples' CHECK ("runtime.cpp (16) - Cuda
- * Error in allocate: 2", then a thrown nvinfer1::CudaError) prints the call and the number; uncaught, it aborts.
+ * Error in allocate: 2", then a thrown nvinfer1::CudaError) prints the call and the number; uncaught, it aborts. The CUDA samples'
+ * checkCudaErrors (helper_cuda.h: "CUDA error at <file>:<line> code=2 \"<call>\"" in builds that print no status name) too.
  */
-const CUDA_NUMBERED_OOM = /(?:\b(?:CUDA|cuda|Cuda)\b|\.cu\b)[^\n]*\bfailed with error 2\b(?![.\d])|\bCuda Error in \w+: 2\s*$/;
+const CUDA_NUMBERED_OOM = /(?:\b(?:CUDA|cuda|Cuda)\b|\.cu\b)[^\n]*\bfailed with error 2\b(?![.\d])|\bCuda Error in \w+: 2\s*$|\bCUDA error at \S+:\d+ code=2 "/;
 /**
  * gperftools' tcmalloc reporting a large allocation (src/tcmalloc.cc ReportLargeAlloc: "tcmalloc: large alloc %lu bytes == %p
  * @ <frames>", printed for requests over TCMALLOC_LARGE_ALLOC_REPORT_THRESHOLD): "== (nil)" (glibc's %p of NULL) or "== 0x0" is
@@ -174,7 +175,7 @@ function allocFailure(
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['CUresult error', 'Cuda Error in ', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources'],
+  needles: ['CUresult error', 'Cuda Error in ', 'code=2 "', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources'],
   match(line) {
     if (MEMORY_SAVER_OOM.test(line.content)) {
       return allocFailure(line, {
