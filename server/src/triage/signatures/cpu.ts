@@ -162,9 +162,10 @@ const GCC_KILLED = /\bfatal error: Killed signal terminated program (\S+)/;
  * not cover: the kubelet's exec hook ("command 'x' exited with 137: "), Nextflow's task report ("terminated
  * with an error exit status (137)"), a job runner's "command exit value(137)", and a container's state as
  * `kubectl describe pod` prints it ("Last State: Terminated / Reason: Error / Exit Code: 137") and `docker
- * inspect` does ("ExitCode": 137, beside "OOMKilled": false when the cgroup's OOM killer was not the sender).
+ * inspect` does ("ExitCode": 137, beside "OOMKilled": false when the cgroup's OOM killer was not the sender), and a wrapper's
+ * "execution failed with code 137".
  */
-const EXIT_137 = /\bexit(?:ed)?(?: with)?(?: an error)?(?: exit)?(?: status code| status| value| ?code)?"?\s*[:(]?\s*137\b(?!\.\d)/i;
+const EXIT_137 = /\b(?:exit(?:ed)?|failed)(?: with)?(?: an error)?(?: exit)?(?: status code| status| value| ?code)?"?\s*[:(]?\s*137\b(?!\.\d)/i;
 /**
  * Docker's exec error as the Kubernetes exec path returns it (dockershim's dockerExitError: "Error executing in Docker
  * Container: %d"; kubectl exec prints "command terminated with non-zero exit code: " before it).

@@ -68,6 +68,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'Exit ?Code"?:\\s*137\\b',
   // torch_memory_saver's driver-API check (tailAllocFailure).
   'CUresult error',
+  // The JVM failing to start for its heap (tailAllocFailure).
+  'Could not reserve enough space', 'insufficient memory for the Java Runtime',
   // TSL's FATAL log line (otherFailure TSL_FATAL).
   '\\d\\d:\\d\\d:\\d\\d\\.\\d+: F ',
   // The shell's report of a SIGBUS ('Bus error (core dumped)', bash's strsignal; zsh's own 'zsh: bus error' is above).

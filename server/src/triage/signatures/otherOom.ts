@@ -36,7 +36,7 @@ export const EXPANDABLE_MAP_OOM = /\b(?:expandable_segments: )?memory (?:mapping
 /** The JDK's direct-buffer limit (java.nio.Bits.reserveMemory: "Cannot reserve 4194304 bytes of direct buffer memory (allocated: A, limit: L)"). */
 const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory \(allocated: (\d+), limit: (\d+)\)/;
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check). */
-const OOM_WORDS = new RegExp(String.raw`memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
+const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -173,7 +173,7 @@ export function platformNear(line: LineView, back = 30, ahead = 5): Platform {
 export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
-  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'free device memory left', 'emory is overflow'],
+  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'free device memory left', 'emory is overflow', 'device memory failed'],
   match: (line) => readOtherOom(line, false),
 };
 
@@ -315,6 +315,10 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // ptxas is a host program: its own allocation failure ("ptxas fatal   : Memory allocation failure") is host memory,
   // though its name is a CUDA word for other failures.
   let platform = /\bptxas\b/.test(text) ? 'cpu' : platformNear(line);
+  // Cambricon's MLU runtime ("[cnrtError] [50200] [Card: 0] cnrtMalloc: Malloc MLU device memory failed.", CNRT), the NPU
+  // class of accelerator among Headroom's platforms.
+  const mlu = /\bcnrt\w*|\bMLU\b/.test(text);
+  if (mlu && platform === 'cpu') platform = 'npu';
   // Haskell Accelerate's remote-memory manager (Data.Array.Accelerate.Array.Remote.LRU, "(malloc): Remote memory exhausted"):
   // remote memory is the device's, and accelerate-llvm-ptx (NVIDIA's PTX) is the backend that uses it.
   if (platform === 'cpu' && /\bRemote memory exhausted\b/.test(text) && /Data[./]Array[./]Accelerate[./]Array[./]Remote\b/.test(text)) platform = 'cuda';
@@ -336,7 +340,7 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
     const clr = CLR_ALLOC_FAILED.exec(k === 0 ? text : (line.next(k) ?? ''));
     if (clr) Object.assign(numbers, { requestedBytes: Number(clr[1]), freeBytes: Number(clr[2]), deviceTotalBytes: Number(clr[3]) });
   }
-  let gpu = platform !== 'cpu' ? (GPU_PREFIX.exec(text) ?? GPU_N_ASSERT.exec(text)) : null;
+  let gpu = platform !== 'cpu' ? (GPU_PREFIX.exec(text) ?? GPU_N_ASSERT.exec(text) ?? (mlu ? /\[Card: (\d+)\]/.exec(text) : null)) : null;
   // fairseq's trainer catches the error and names the device on the next line ("| WARNING: ran out of memory on GPU #2,
   // skipping batch", multiprocessing_trainer.py, device_id).
   for (let k = 1; k <= 2 && platform === 'cuda' && !gpu; k++) gpu = FAIRSEQ_SKIP.exec(line.next(k) ?? '');

@@ -19,13 +19,13 @@ export const STATED_FAILURE_LINES = 25;
  * Words that state a failure (whole words, any case), the dynamic loader's included. "timeout" alone is not one: it names
  * settings and waits.
  */
-const STATES_FAILURE = /\b(?:errors?|failed|failure|fatal|abort(?:ed|ing)?|exception|died|crash(?:ed)?|terminated|cancell?ed|timed out|panic(?:ked)?|segfault|core dumped|assertion|undefined symbol|cannot open shared object file)\b/i;
+const STATES_FAILURE = /\b(?:errors?|fail|failed|failure|fatal|abort(?:ed|ing)?|exception|died|crash(?:ed)?|terminated|cancell?ed|timed out|panic(?:ked)?|segfault|core dumped|assertion|undefined symbol|cannot open shared object file)\b/i;
 
 /**
  * Lines that use those words without stating a failure: warnings (NCCL's WARN is its error level), counts and metrics of errors, a
  * failure that did not happen, hints ("to avoid … errors"), and an empty error field (docker inspect's "Error": "").
  */
-const NOT_A_FAILURE = /\blevel=(?:info|debug|warn(?:ing)?)\b|\[(?:info|debug|trace)\]|(?<!NCCL )\bwarn(?:ing)?s?\b|[a-z]Warning\b|\b(?:no|0|zero|without|ignor(?:e|ed|ing)|retry(?:ing)?|to avoid|if)\b[\w ]{0,12}\b(?:errors?|failures?)\b|\b(?:no|0|zero) \w+s failed\b|\b(?:ignor(?:e|ed|ing)|retry(?:ing)?)\b[\w ]{0,12}\bfailed\b|\b(?:errors?|failures?)(?:[ _]?(?:rate|count|total|sum|avg|mean|pct|percent))?\s*[=:]\s*[-+]?\d[\d.e+-]*%?\s*(?:$|[,;|)\]]|\w+\s*[=:])|\b(?:errors?|failures?) (?:counters?|counts?|rates?)\b|\b(?:error|failure)_rate\b|\bnot (?:failed|terminated|cancell?ed)\b|\berrors?["']?\s*[:=]\s*(?:""|''|null|nil|none|\[\]|\{\})\s*,?\s*$/i;
+const NOT_A_FAILURE = /\blevel=(?:info|debug|warn(?:ing)?)\b|\[(?:info|debug|trace)\]|(?<!NCCL )\bwarn(?:ing)?s?\b|[a-z]Warning\b|\b(?:no|0|zero|without|ignor(?:e|ed|ing)|retry(?:ing)?|to avoid|if)\b[\w ]{0,12}\b(?:errors?|failures?)\b|\b(?:no|0|zero) \w+s failed\b|\b(?:ignor(?:e|ed|ing)|retry(?:ing)?)\b[\w ]{0,12}\bfailed\b|\b(?:errors?|failures?)(?:[ _]?(?:rate|count|total|sum|avg|mean|pct|percent))?\s*[=:]\s*[-+]?\d[\d.e+-]*(?![\w.])%?\s*(?:$|[,;|)\]]|[A-Za-z_]\w*\s*[=:])|\b(?:errors?|failures?) (?:counters?|counts?|rates?)\b|\b(?:error|failure)_rate\b|\bnot (?:failed|terminated|cancell?ed)\b|\berrors?["']?\s*[:=]\s*(?:""|''|null|nil|none|\[\]|\{\})\s*,?\s*$/i;
 
 /**
  * Log levels below error: their upper-case names (a path's "/usr/src/debug/" is none), a line that starts with one in any

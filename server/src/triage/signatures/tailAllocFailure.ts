@@ -148,6 +148,12 @@ const JVM_WRAPPED_OOM = /\b[A-Z]\w*(?:Exception|Error)(?:\(|: )(Java heap space|
  * backing a paused tensor's pages again; the process exits on it.
  */
 const MEMORY_SAVER_OOM = /\bCUresult error\s+result=2\b/;
+/**
+ * The JVM failing to start for memory (HotSpot: "Could not reserve enough space for object heap" / "… for 2097152KB object
+ * heap" after "Error occurred during initialization of VM", and the hs_err banner "There is insufficient memory for the Java
+ * Runtime Environment to continue."): the VM exits on it.
+ */
+const JVM_CANNOT_START = /\bCould not reserve enough space for (?:\d+KB )?object heap\b|\bThere is insufficient memory for the Java Runtime Environment to continue\b/;
 
 /**
  * The finding of an allocation that failed: returned to the caller (catchable-oom) or ending the process
@@ -175,8 +181,19 @@ function allocFailure(
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['CUresult error', 'Cuda Error in ', 'code=2 "', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources'],
+  needles: ['Could not reserve enough space', 'insufficient memory for the Java Runtime', 'CUresult error', 'Cuda Error in ', 'code=2 "', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources'],
   match(line) {
+    if (JVM_CANNOT_START.test(line.content)) {
+      return allocFailure(line, {
+        kind: 'runtime-abort',
+        platform: 'cpu',
+        summary: 'The Java VM could not start: the host would not give it the heap it asks for',
+        explanation: 'The JVM reserves its whole maximum heap (-Xmx) when it starts; the operating system refused the reservation (too little memory, swap or ' +
+          'address space, or a ulimit), so the VM exited before running any code. Nothing could catch it.',
+        numbers: {},
+        fixes: [hostMemory],
+      });
+    }
     if (MEMORY_SAVER_OOM.test(line.content)) {
       return allocFailure(line, {
         kind: 'runtime-abort',
