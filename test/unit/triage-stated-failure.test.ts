@@ -45,6 +45,36 @@ describe('a failure stated near the end of the log', () => {
     for (const line of benign) expect(root(`step 1\n${line}\nstep 2`), line).toBeUndefined();
   });
 
+  it("reads nothing into a healthy run's last lines (metrics, tables, states, paths, counts, handled retries)", () => {
+    const healthy = [
+      ['Epoch 4/4', '938/938 [====] - 4s 4ms/step - loss: 0.21 - error: 0.07 - val_loss: 0.25 - val_error: 0.08'],
+      ['step 900 eval/error: 0.12 eval/loss: 0.41', 'wandb:  eval/error 0.1170'],
+      ['| metric | value |', '| error | 0.12 |'],
+      ['Trial status: 4 TERMINATED', '| trial_3 | TERMINATED | 0.91 |', 'Number of trials: 4/4 (4 TERMINATED)'],
+      ['    State:          Terminated', '      Reason:       Completed', '      Exit Code:    0'],
+      ['Writing predictions to /data/runs/error-study/preds.csv', 'Enabled fail-safe checkpoint every 200 steps'],
+      ['Fetched 40 shards, failed: 0', '===== 12 passed, 0 failed in 3.10s =====', 'Cancelled 0 pending uploads on exit'],
+      ['Batch size 128 failed, trying batch size 64', 'Batch size 64 succeeded'],
+      ['worker 2 terminated normally', 'Request timed out; retrying (2/5)', 'upload complete'],
+      ['I1201 08:00:00.000 runner.cc:10] set NCCL_DEBUG=INFO', 'fatal: not a git repository (or any parent up to mount point /)', 'epoch 3 step 120 loss 0.9'],
+    ];
+    for (const lines of healthy) expect(root(lines.join('\n')), lines.join(' / ')).toBeUndefined();
+  });
+
+  it('reads no out-of-memory line the run recovered from, or that a setting or a log level names', () => {
+    for (const lines of [
+      ['step 50: out of memory at batch 64, halving and continuing', 'step 51 loss 1.2'],
+      ['[INFO] autobatch: out of memory at 256; retrying with 128'],
+      ['oom_action = "out of memory -> skip batch"'],
+      ['tests/test_outofmemory.py::test_recover PASSED', '===== 1 passed in 0.5s ====='],
+    ]) expect(root(lines.join('\n')), lines.join(' / ')).toBeUndefined();
+  });
+
+  it('lets a later failure of its own win over an out-of-memory line far above it', () => {
+    const lines = ['pool: out of memory for prefetch buffer', ...Array.from({ length: 10 }, (_, i) => `shard ${i} read`), 'FATAL: checksum mismatch in shard 9'];
+    expect(root(lines.join('\n'))).toMatchObject({ kind: 'not-oom' });
+  });
+
   it('reads only the last lines: a failure the run went on from is not how it ended', () => {
     const lines = ['download of mirror 2 failed, using mirror 3', ...Array.from({ length: 30 }, (_, i) => `step ${i} loss ${(2 - i / 20).toFixed(2)}`)];
     expect(root(lines.join('\n'))).toBeUndefined();

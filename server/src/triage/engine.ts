@@ -16,9 +16,8 @@ import { CUT_FRAME_HEAD, framesOf, isAtHeader, isChainMarker, isNotebookLine, is
 import { inlineRank, splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES, TAIL_SIGNATURES } from './signatures';
 import { chooseFailure, TAIL_ANCHORS } from './signatures/otherFailure';
-import { oomStatedAtEnd, statesOom } from './signatures/otherOom';
-import { STATED_FAILURE_LINES, statedFailure, statesFailure } from './signatures/statedFailure';
-import { platformNamedIn, SETTINGS_DUMP } from './signatures/otherOom';
+import { mentionsFailure, OOM_BEFORE_FAILURE_LINES, runWentOn, STATED_FAILURE_LINES, statedFailure, statesFailure, statesOomAtEnd } from './signatures/statedFailure';
+import { oomStatedAtEnd, platformNamedIn, SETTINGS_DUMP } from './signatures/otherOom';
 import type { Finding, FollowingTraceback, LineView, Signature } from './signatures/types';
 import { FindingSink } from './verdicts';
 
@@ -313,7 +312,7 @@ export class TriageEngine {
     }
     // A Python exception the program printed and then went on from (a logged, recovered traceback
     // followed by ordinary output to the end) is not how the run ended.
-    const chosen = chooseFailure(found.filter((f) => !f.finding.catchable || this.text.endLine - f.line <= RECOVERED_AFTER_LINES)) ?? this.statedFailure(from, ascii);
+    const chosen = chooseFailure(found.filter((f) => !f.finding.catchable || this.text.endLine - f.line <= RECOVERED_AFTER_LINES)) ?? this.lastResort(from, ascii);
     if (!chosen) return;
     // A not-oom failure whose nearby lines name no accelerator takes the one the rest of the retained
     // tail names (a CUDA device banner, frames under torch/cuda or torch_npu, the launcher's GPU list).
@@ -330,12 +329,12 @@ export class TriageEngine {
   }
 
   /**
-   * The last resort (signatures/statedFailure.ts) over the final STATED_FAILURE_LINES non-empty lines: the last line there
-   * that says memory ran out, read as the other-OOM fallback reads it (the errors printed under an OOM are its
-   * consequences); else the last line that states a failure in words, when it is not about memory.
+   * The last resort (signatures/statedFailure.ts), over the final STATED_FAILURE_LINES non-empty lines after the last one
+   * that shows the run going on or finishing: the last line there that says memory ran out, unless a stated failure
+   * comes more than OOM_BEFORE_FAILURE_LINES after it; else the last line that states a failure, when not about memory.
    */
-  private statedFailure(from: number, ascii: string): { finding: Finding; view: PieceLineView } | undefined {
-    let failure: PieceLineView | undefined;
+  private lastResort(from: number, ascii: string): { finding: Finding; view: PieceLineView } | undefined {
+    let failure: { view: PieceLineView; at: number } | undefined;
     let end = ascii.length;
     for (let lines = 0; end > 0 && lines < STATED_FAILURE_LINES; ) {
       const start = ascii.lastIndexOf('\n', end - 1) + 1;
@@ -343,14 +342,16 @@ export class TriageEngine {
       end = start - 1;
       if (text.trim() === '') continue;
       lines++;
-      if (!statesOom(text) && (failure !== undefined || !statesFailure(text))) continue;
+      if (failure !== undefined && lines - failure.at > OOM_BEFORE_FAILURE_LINES) break;
+      if (!mentionsFailure(text) && !runWentOn(text)) continue;
       const view = this.tailLineView(from, ascii, from + start);
-      const oom = statesOom(view.content) ? oomStatedAtEnd(view) : undefined;
+      const oom = statesOomAtEnd(view.content) ? oomStatedAtEnd(view) : undefined;
       if (oom) return this.withImpliedRank(oom, view);
-      if (failure === undefined && statesFailure(view.content)) failure = view;
+      if (failure === undefined && statesFailure(view.content)) failure = { view, at: lines };
+      else if (runWentOn(view.content)) break;
     }
-    const finding = failure && statedFailure.match(failure);
-    return finding && failure && this.withImpliedRank(finding, failure);
+    const finding = failure && statedFailure.match(failure.view);
+    return finding && failure && this.withImpliedRank(finding, failure.view);
   }
 
   /** A finding with the rank its line implies (a "[rank N]:" block above it) when it names none. */
@@ -627,6 +628,11 @@ class PieceLineView implements LineView {
 
   previousRank(k: number): number | undefined {
     const raw = this.previousRaw(k);
+    return raw === undefined ? undefined : splitRank(raw).rank;
+  }
+
+  nextRank(k: number): number | undefined {
+    const raw = this.nextRaw(k);
     return raw === undefined ? undefined : splitRank(raw).rank;
   }
 

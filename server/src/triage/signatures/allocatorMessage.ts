@@ -91,6 +91,7 @@ function recased(line: string): string {
     .replace(/\btried to allocate\b/g, 'Tried to allocate')
     .replace(/\b(\d[\d.,]*)\s?([kmgtp])(i?)b\b/g, (_, n: string, unit: string, i: string) => `${n} ${unit.toUpperCase()}${i}B`)
     .replace(/\b(gpu|npu|xpu)(\s*\d*)(;| has)/g, (_, word: string, n: string, after: string) => `${word.toUpperCase()}${n}${after}`)
+    .replace(/\bprocess (\d+) has\b/g, 'Process $1 has')
     .replace(/\bpytorch\b/g, 'PyTorch')
     .replace(/\bof the allocated memory\b/g, 'Of the allocated memory');
 }
@@ -187,7 +188,7 @@ export function allocatorMessageText(line: LineView): string {
   // The message broken at its sentences ("HIP out of memory. " / "Tried to allocate …" / "Of the allocated
   // memory …", as ComfyUI prints it): the head is alone on its line, so the lines after it are joined.
   // The compact sentence on the line under a head that ends after its request.
-  if (/\bTried to allocate [^.]*\.\s*$/.test(line.content) && COMPACT_DEVICE.test(line.next(1) ?? '')) return `${line.content.trimEnd()} ${line.next(1)!.trim()}`;
+  if (/\bTried to allocate [\d.,]+ ?[A-Za-z]+\.\s*$/.test(line.content) && COMPACT_DEVICE.test(line.next(1) ?? '')) return `${line.content.trimEnd()} ${line.next(1)!.trim()}`;
   if (/\bout of memory\.\s*$/.test(line.content) && /^\s*Tried to allocate/.test(line.next(1) ?? '')) {
     let text = line.content.trimEnd();
     for (let k = 1; k <= 4; k++) {

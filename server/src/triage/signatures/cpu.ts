@@ -165,7 +165,7 @@ const GCC_KILLED = /\bfatal error: Killed signal terminated program (\S+)/;
  * inspect` does ("ExitCode": 137, beside "OOMKilled": false when the cgroup's OOM killer was not the sender), and a wrapper's
  * "execution failed with code 137".
  */
-const EXIT_137 = /\b(?:exit(?:ed)?|failed)(?: with)?(?: an error)?(?: exit)?(?: status code| status| value| ?code)?"?\s*[:(]?\s*137\b(?!\.\d)/i;
+const EXIT_137 = /\bexit(?:ed)?(?: with)?(?: an error)?(?: exit)?(?: status code| status| value| ?code)?"?\s*[:(]?\s*137\b(?!\.\d)|\bfailed with (?:exit )?(?:code|status):? ?137\b(?!\.\d)/i;
 /**
  * Docker's exec error as the Kubernetes exec path returns it (dockershim's dockerExitError: "Error executing in Docker
  * Container: %d"; kubectl exec prints "command terminated with non-zero exit code: " before it).

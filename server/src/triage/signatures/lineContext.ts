@@ -47,7 +47,7 @@ const UNCAUGHT = /terminating due to uncaught exception|terminate called after t
  * banner for MPI_Abort (a check that aborts every rank on a failed call: mpi4jax's), the shell's or the C library's
  * abort report.
  */
-const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|Aborted|SIGABRT|core dumped|terminate called`);
+const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called`);
 
 /** The rank Open MPI's MPI_Abort banner names ("MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD") within `after` lines under the line. */
 export function mpiAbortRank(line: LineView, after: number): number | undefined {
@@ -58,9 +58,17 @@ export function mpiAbortRank(line: LineView, after: number): number | undefined 
   return undefined;
 }
 
-/** True when the line or one of the `after` lines under it says the process ended on it (ENDS_PROCESS). */
+/**
+ * True when the line or one of the `after` lines under it says the process ended on it (ENDS_PROCESS); a line another
+ * rank printed says nothing about this one.
+ */
 export function endsProcessAfter(line: LineView, after: number): boolean {
-  for (let k = 0; k <= after; k++) if (ENDS_PROCESS.test(k === 0 ? line.content : (line.next(k) ?? ''))) return true;
+  if (ENDS_PROCESS.test(line.content)) return true;
+  for (let k = 1; k <= after; k++) {
+    const rank = line.nextRank(k);
+    if (rank !== undefined && line.rank !== undefined && rank !== line.rank) continue;
+    if (ENDS_PROCESS.test(line.next(k) ?? '')) return true;
+  }
   return false;
 }
 

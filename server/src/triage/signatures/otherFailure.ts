@@ -953,10 +953,11 @@ export function chooseFailure<T extends { finding: Finding; line: number }>(foun
     const own = [...found].reverse().find((f) => tier(f.finding) === 2 && f.finding.rank === faulty);
     if (own) chosen = own;
   }
-  // An allocation failure printed right above the not-oom report of the process ending (an uncaught exception's
-  // terminate, an abort) is that report's cause: the failure is the OOM.
+  // An allocation failure of the same rank printed right above the not-oom report of the process ending (an uncaught
+  // exception's terminate, an abort) is that report's cause: the failure is the OOM.
   if (chosen.finding.kind === 'not-oom') {
-    const cause = [...found].reverse().find((f) => f.finding.kind !== 'not-oom' && chosen!.line - f.line >= 1 && chosen!.line - f.line <= 3);
+    const oomKinds: readonly string[] = ['catchable-oom', 'fragmentation', 'runtime-abort', 'collective-oom'];
+    const cause = [...found].reverse().find((f) => oomKinds.includes(f.finding.kind) && f.finding.rank === chosen!.finding.rank && chosen!.line - f.line >= 1 && chosen!.line - f.line <= 3);
     if (cause) chosen = cause;
   }
   if (chosen.finding.rank === undefined) {

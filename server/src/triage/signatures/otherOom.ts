@@ -46,7 +46,7 @@ const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?
 const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
 const GGML_PINNED = /\bggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory: (.+)$/;
 const SGLANG_POOL = /\b(?:(?:Decode|Prefill) out of memory\. Try to lower your batch size|alloc_req_slots runs out of memory)\b/;
-const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not enough|insufficient)|\b(?:except|raise|catch|import)\b/i;
+const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
 /**
  * A glog FATAL or CHECK, a program's own termination notice, torch_memory_saver's check (csrc's CURESULT_CHECK and its
  * cudaError twin print "[torch_memory_saver.cpp] … error …" and exit(1); from memory of that source).
@@ -107,7 +107,7 @@ const CANNOT_RESERVE = new RegExp(String.raw`\bCannot reserve ${SIZE} as there i
  * Example's HandleError order ("out of memory in ./src/solver.cu at line 88") or with the line first ("Got bad cuda
  * status: out of memory at line: 27/src/data.cu"). Such macros exit the process; a Python exception's line is not one.
  */
-const HANDLE_ERROR = /^(?!.*\b[A-Z]\w*(?:Error|Exception): ).*?(?:out of memory|memory allocation[\w ]*) (?:in \S+\.(?:cu|cuh|cpp|cc|c|h|hpp) at line:? ?\d+|at line:? ?\d+ ?(?:in |of )?\S*\.(?:cu|cuh|cpp|cc|c|h|hpp))\s*$/i;
+const HANDLE_ERROR = /^(?!.*\b[A-Z]\w*(?:Error|Exception): ).*?(?:[Oo]ut of memory|[Mm]emory allocation[\w ]*) (?:in \S+\.(?:cu|cuh|cpp|cc|c|h|hpp) at line:? ?\d+|at line:? ?\d+ ?(?:in |of )?\S*\.(?:cu|cuh|cpp|cc|c|h|hpp))\s*$/;
 
 /** Accelerators a log names, most specific first; `cpu` when it names none. */
 const PLATFORM_WORDS: readonly [Platform, RegExp][] = [

@@ -110,6 +110,8 @@ export interface LineView {
   previous(k: number): string | undefined;
   /** The rank prefix of the k-th preceding line, if it has one. */
   previousRank(k: number): number | undefined;
+  /** Rank prefix of the k-th following line, or undefined. */
+  nextRank(k: number): number | undefined;
   /**
    * The Python frames of the traceback printed just before this line (or before the line `above`
    * lines up), outermost first.

@@ -283,6 +283,7 @@ function joinedView(line: LineView, content: string): LineView {
     next: (k) => line.next(k),
     previous: (k) => line.previous(k + 1),
     previousRank: (k) => line.previousRank(k + 1),
+    nextRank: (k) => line.nextRank(k),
     frames: (above) => line.frames(above),
     chainedTraceback: () => line.chainedTraceback(),
     followingTraceback: () => line.followingTraceback(),
