@@ -342,7 +342,9 @@ export const tailHostKill: Signature = {
   needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory', 'init was OOM-killed', 'ow memory! ', 'Out of memory! ', 'Invoking oom killer', ' to process ', 'kB, limit ', 'SIGKILL', '"oom"', 'Out-of-memory detected!', 'oom-killed process:', 'Error R1'],
   match(line) {
     const gcc = GCC_KILLED.exec(line.content);
-    const exit137 = !gcc && (EXIT_137.test(line.content) || DOCKER_EXEC_137.test(line.content));
+    // Python's CalledProcessError for a child that died of SIGKILL ("Command '[…]' died with <Signals.SIGKILL: 9>.", subprocess.py's
+    // __str__ for returncode -9), as accelerate's launcher raises it: the exit-137 family, told by the parent.
+    const exit137 = !gcc && (EXIT_137.test(line.content) || DOCKER_EXEC_137.test(line.content) || /<Signals\.SIGKILL: 9>/.test(line.content));
     const slurm = !gcc && !exit137 && (SLURM_OOM_EVENTS.test(line.content) || SRUN_OOM.test(line.content));
     const frame = !gcc && !exit137 && !slurm && KERNEL_OOM_FRAME.test(line.content);
     if (gcc || exit137 || slurm || frame) {
@@ -579,7 +581,7 @@ const dataLoaderWorkers = {
 const launcherKill: Signature = {
   id: 'launcher-sigkill',
   platform: 'cpu',
-  needles: ['exitcode: -9', 'exitcode  : -9', 'Signal 9 (SIGKILL)', '<Signals.SIGKILL: 9>', 'exit code 137', 'exit code: 137', 'exit code (137)', 'exited with code 137', 'return code = -9', 'code -9', 'code: -9', 'oom_kill event', 'OUT_OF_MEMORY', 'cgroup out-of-memory', 'OOMKilled', 'Exited (137)', "result 'oom-kill'", 'killed by the OOM killer'],
+  needles: ['exitcode: -9', 'exitcode  : -9', 'Signal 9 (SIGKILL)', 'exit code 137', 'exit code: 137', 'exit code (137)', 'exited with code 137', 'return code = -9', 'code -9', 'code: -9', 'oom_kill event', 'OUT_OF_MEMORY', 'cgroup out-of-memory', 'OOMKilled', 'Exited (137)', "result 'oom-kill'", 'killed by the OOM killer'],
   match(line) {
     const c = line.content;
     // torchrun: "exitcode: -9"; DeepSpeed's launcher: "exits with return code = -9"; shells and containers: 137
@@ -590,10 +592,8 @@ const launcherKill: Signature = {
     // "Failed with result 'oom-kill'."; docker ps's "Exited (137) 2 minutes ago"; Kubernetes' container status "Reason: OOMKilled" / "reason: OOMKilled" and docker inspect's
     // "OOMKilled": true (false is the healthy case).
     // Slurm's job state OUT_OF_MEMORY, not the tail of CUDA_ERROR_OUT_OF_MEMORY.
-    // Python's CalledProcessError for a child that died of a signal ("Command '[…]' died with <Signals.SIGKILL: 9>.",
-    // subprocess.py __str__ for a negative returncode), as accelerate's launcher raises it.
     const oomKilled = /\bOOMKilled\b(?!"?\s*[:=]\s*false)/.test(c);
-    if (!oomKilled && !/<Signals\.SIGKILL: 9>|exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? \(?137\b|\bExited \(137\)|Failed with result 'oom-kill'|killed by the OOM killer|(?:[Ee]xit|return) code:? -9\b|return code = -9\b|oom_kill event|\bOUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
+    if (!oomKilled && !/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? \(?137\b|\bExited \(137\)|Failed with result 'oom-kill'|killed by the OOM killer|(?:[Ee]xit|return) code:? -9\b|return code = -9\b|oom_kill event|\bOUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
     let rank: number | undefined;
     // torchrun's failure table with its rows run together (a rendered table copied as text: "rank2 (local rank: 2)exitcode:
     // -9 (pid: 36071)") still has the global rank before the local one.

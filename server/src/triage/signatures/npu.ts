@@ -86,7 +86,7 @@ const ASCEND: AllocatorPlatform = {
 const cachingAllocator: Signature = {
   id: ASCEND.signature,
   platform: 'npu',
-  needles: ['NPU out of memory', 'Tried to allocate'],
+  needles: ['NPU out of memory', 'ried to allocate'],
   match(line) {
     const msg = parseAllocatorMessage(allocatorMessageText(line));
     if (!msg || (msg.api !== 'NPU' && msg.deviceWord !== 'NPU')) return undefined;
