@@ -57,6 +57,7 @@ describe('a failure stated near the end of the log', () => {
       ['Batch size 128 failed, trying batch size 64', 'Batch size 64 succeeded'],
       ['worker 2 terminated normally', 'Request timed out; retrying (2/5)', 'upload complete'],
       ['I1201 08:00:00.000 runner.cc:10] set NCCL_DEBUG=INFO', 'fatal: not a git repository (or any parent up to mount point /)', 'epoch 3 step 120 loss 0.9'],
+      ['[W socket.cpp:663] [c10d] The client socket has failed to connect to [localhost]:29500 (errno: 99 - Cannot assign requested address).'],
     ];
     for (const lines of healthy) expect(root(lines.join('\n')), lines.join(' / ')).toBeUndefined();
   });

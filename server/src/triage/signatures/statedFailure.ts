@@ -29,9 +29,9 @@ const STATES_FAILURE = /(?<![\w/.-])(?:errors?|fail|failed|failure|fatal|abort(?
 /**
  * Log levels below error: their upper-case names as a level (bracketed, at the line's start, between spaces or before a
  * colon; "NCCL_DEBUG=INFO" and "/usr/src/debug/" are none), a line that starts with one in any case ("info: …"), and
- * glog's I/W/D prefix.
+ * glog's I/W/D prefix (also c10's older "[W socket.cpp:663]").
  */
-const LOW_LOG_LEVEL = /(?:^|[\s[|(])(?:INFO|DEBUG|TRACE|NOTICE)(?=[\]\s:|)]|$)|^\s*\[?[IWD]\d{4}\b|^\s*\[?(?:[Ii]nfo|[Dd]ebug|[Tt]race|[Nn]otice)\]?\s*[:|-]|\blevel=(?:info|debug|warn(?:ing)?)\b|\[(?:info|debug|trace)\]/;
+const LOW_LOG_LEVEL = /(?:^|[\s[|(])(?:INFO|DEBUG|TRACE|NOTICE)(?=[\]\s:|)]|$)|^\s*\[?[IWD](?:\d{4}\b| [\w.-]+:\d+\])|^\s*\[?(?:[Ii]nfo|[Dd]ebug|[Tt]race|[Nn]otice)\]?\s*[:|-]|\blevel=(?:info|debug|warn(?:ing)?)\b|\[(?:info|debug|trace)\]/;
 
 /**
  * Lines that use failure words without stating that the run failed: warnings (NCCL's WARN is its error level), a value
