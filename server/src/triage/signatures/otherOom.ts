@@ -96,6 +96,8 @@ const GPU_N_ASSERT = /\bGPU ?#?(\d+) assert: /i;
 const BODO_BUFFER_POOL = new RegExp(String.raw`\bRank (\d+)\/\d+ requires ${SIZE} of memory \(${SIZE} in use \+ ${SIZE} requested\) but only has ${SIZE} available`);
 /** A miner's buffer check printing both sides in bytes ("Failed to create buffer (out of memory) | Requirements (1073741824) | Total memory (2147483648)"). */
 const BUFFER_REQUIREMENTS = /\bRequirements \((\d+)\) \| Total memory \((\d+)\)/;
+/** Jittor's totals under its overflow report ("Total: 79.33GB Used:  78.4GB", src/mem/mem_info.cc). */
+const JITTOR_TOTAL = new RegExp(String.raw`^\s*Total:\s*${SIZE}\s+Used:`);
 /**
  * PIConGPU's device-memory reservation at start-up ("Cannot reserve 1024 MiB as there is only 7 MiB free device memory
  * left", thrown as a std::runtime_error; wording from the corpus log and memory of its source): the reservation and what
@@ -187,6 +189,15 @@ export const statesOom = (content: string): boolean => OOM_WORDS.test(content);
  */
 export const oomStatedAtEnd = (line: LineView): Finding | undefined => readOtherOom(line, true);
 
+/** Sets each field to the size a match printed, two groups (number, unit) a field, starting at group `from`. */
+function setSizes(numbers: Finding['numbers'], match: RegExpExecArray | null, fields: readonly (keyof Finding['numbers'])[], from = 1): void {
+  if (!match) return;
+  fields.forEach((field, i) => {
+    const bytes = toBytes(match[from + 2 * i]!, match[from + 2 * i + 1]!);
+    if (bytes !== undefined) numbers[field] = bytes;
+  });
+}
+
 function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   const text = line.content;
   const m = OOM_WORDS.exec(text);
@@ -262,13 +273,7 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   const eigen = EIGEN_ALLOCATOR.exec(text);
   const requested = req ? toBytes(req[1]!, req[2]!) : eigen ? Number(eigen[1]) : undefined;
   if (requested !== undefined) numbers.requestedBytes = requested;
-  const report = DRIVER_REPORT.exec(text);
-  if (report) {
-    const free = toBytes(report[1]!, report[2]!);
-    const total = toBytes(report[3]!, report[4]!);
-    if (free !== undefined) numbers.freeBytes = free;
-    if (total !== undefined) numbers.deviceTotalBytes = total;
-  }
+  setSizes(numbers, DRIVER_REPORT.exec(text), ['freeBytes', 'deviceTotalBytes']);
   // Android ART's heap (art/runtime/gc/heap.cc ThrowOutOfMemoryError: "Failed to allocate a 176 byte allocation with 504760
   // free bytes and 476KB until OOM, target footprint 268435456, growth limit 268435456"; older releases "max allowed
   // footprint N"): the request, the heap's free bytes, and the growth limit the heap may not pass (the app's heap cap).
@@ -285,31 +290,14 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   if (free !== undefined && numbers.freeBytes === undefined) numbers.freeBytes = free;
   let rank = line.rank;
   const bodo = BODO_BUFFER_POOL.exec(text);
-  if (bodo) {
-    const inUse = toBytes(bodo[4]!, bodo[5]!);
-    const request = toBytes(bodo[6]!, bodo[7]!);
-    const left = toBytes(bodo[8]!, bodo[9]!);
-    if (request !== undefined) numbers.requestedBytes = request;
-    if (inUse !== undefined) numbers.processInUseBytes = inUse;
-    if (left !== undefined) numbers.freeBytes = left;
-    rank ??= Number(bodo[1]);
-  }
-  const jittorTotal = /\bGPU memory is overflow\b/.test(text) ? new RegExp(String.raw`^\s*Total:\s*${SIZE}\s+Used:`).exec(line.next(1) ?? '') : null;
-  if (jittorTotal) {
-    const total = toBytes(jittorTotal[1]!, jittorTotal[2]!);
-    if (total !== undefined) numbers.deviceTotalBytes = total;
-  }
+  setSizes(numbers, bodo, ['processInUseBytes', 'requestedBytes', 'freeBytes'], 4);
+  if (bodo) rank ??= Number(bodo[1]);
+  if (/\bGPU memory is overflow\b/.test(text)) setSizes(numbers, JITTOR_TOTAL.exec(line.next(1) ?? ''), ['deviceTotalBytes']);
   const direct = JVM_DIRECT_BUFFER.exec(text);
   if (direct) Object.assign(numbers, { requestedBytes: Number(direct[1]), allocatedBytes: Number(direct[2]), allowedBytes: Number(direct[3]) });
   const mapOom = EXPANDABLE_MAP_OOM.exec(text);
   if (mapOom) Object.assign(numbers, { requestedBytes: Number(mapOom[2]), ...(mapOom[3] !== undefined && { freeBytes: Number(mapOom[3]), deviceTotalBytes: Number(mapOom[4]) }) });
-  const reserve = CANNOT_RESERVE.exec(text);
-  if (reserve) {
-    const wanted = toBytes(reserve[1]!, reserve[2]!);
-    const left = toBytes(reserve[3]!, reserve[4]!);
-    if (wanted !== undefined) numbers.requestedBytes = wanted;
-    if (left !== undefined) numbers.freeBytes = left;
-  }
+  setSizes(numbers, CANNOT_RESERVE.exec(text), ['requestedBytes', 'freeBytes']);
   const buffer = BUFFER_REQUIREMENTS.exec(text);
   if (buffer) Object.assign(numbers, { requestedBytes: Number(buffer[1]), deviceTotalBytes: Number(buffer[2]) });
   // ptxas is a host program: its own allocation failure ("ptxas fatal   : Memory allocation failure") is host memory,
