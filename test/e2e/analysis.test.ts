@@ -10,13 +10,13 @@
  * editor surfaces the analysis, not the planner's numbers (test/unit covers those).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { formatBytes } from '../../server/src/format';
 import { Workbench, repoRoot } from './workbench';
+import { tempDir } from '../support/tempDir';
 
 const SCRIPT = 'accelerate_qwen.py';
 const scriptSource = path.join(repoRoot, 'test', 'fixtures', 'scripts', SCRIPT);
@@ -31,7 +31,7 @@ interface Analysis {
 
 /** `headroom analyze --json` of this text, written to a file of the same name, by the CLI in `extensionDir`. */
 function analyze(extensionDir: string, text: string): Analysis {
-  const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'hr-e2e-analysis-')), SCRIPT);
+  const file = path.join(tempDir('hr-e2e-analysis-'), SCRIPT);
   writeFileSync(file, text);
   const out = execFileSync(process.execPath, [path.join(extensionDir, 'dist', 'cli.js'), 'analyze', file, '--json'], { encoding: 'utf8' });
   const parsed = JSON.parse(out) as Analysis | Analysis[];

@@ -7,12 +7,13 @@
  * flag-after-alloc hang, synchronized completes. The Runs view lists the run under its target.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, onTestFailed } from 'vitest';
 import { hostsUnavailable, startTestHosts, type TestHosts } from '../integration/remote-hosts';
 import { Workbench, repoRoot } from './workbench';
+import { tempDir } from '../support/tempDir';
 
 const skip = hostsUnavailable();
 const PROBE = 'rank-divergent-allocation';
@@ -37,7 +38,7 @@ describe.skipIf(skip !== undefined)('Headroom remote targets in code-server', ()
   beforeAll(async () => {
     hosts = startTestHosts();
     target = `ssh:${hosts.sshHost}`;
-    const targetsFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'hr-e2e-targets-')), 'targets.json');
+    const targetsFile = path.join(tempDir('hr-e2e-targets-'), 'targets.json');
     writeFileSync(targetsFile, JSON.stringify({ [target]: { sshConfig: hosts.sshConfig, python: hosts.python } }, null, 2));
     wb = await Workbench.start({
       name: 'remote',

@@ -5,8 +5,7 @@
  * gres, time, account) fed with command substitutions, backticks, separators, newlines, quotes and
  * unicode. The canary is a file that any executed injection would create.
  */
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeTargetOptions } from '../../server/src/runs/remote/config';
@@ -18,8 +17,9 @@ import { SshTransport } from '../../server/src/runs/remote/ssh';
 import { SlurmTarget } from '../../server/src/runs/targets/slurm';
 import { SshTarget } from '../../server/src/runs/targets/ssh';
 import { hostsUnavailable, startTestHosts, type TestHosts } from './remote-hosts';
+import { tempDir } from '../support/tempDir';
 
-const canaryDir = mkdtempSync(join(tmpdir(), 'hr-canary-'));
+const canaryDir = tempDir('hr-canary-');
 const canary = join(canaryDir, 'pwned');
 const bundle = {
   harnessDir: join(__dirname, '..', '..', 'server', 'src', 'runs', 'harness'),
@@ -125,7 +125,7 @@ describe.skipIf(skip !== undefined)('hostile settings on the real ssh and Slurm 
 
   beforeAll(() => {
     hosts = startTestHosts();
-    ssh = new SshTransport({ host: hosts.sshHost, configFile: hosts.sshConfig, controlDir: mkdtempSync(join(tmpdir(), 'hr-cm-')) });
+    ssh = new SshTransport({ host: hosts.sshHost, configFile: hosts.sshConfig, controlDir: tempDir('hr-cm-') });
   }, 180_000);
   afterAll(async () => {
     await run(ssh, `rm -rf -- ${quote(base)}`).catch(() => undefined);

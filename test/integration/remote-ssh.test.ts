@@ -3,8 +3,7 @@
  * multiplexing, test connection, upload, detached launch, incremental tail across a real link cut,
  * and kill of the remote process group.
  */
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { download, kill, launch, makeDirectory, tail, upload } from '../../server/src/runs/remote/detached';
@@ -14,6 +13,7 @@ import { quote } from '../../server/src/runs/remote/quote';
 import { run } from '../../server/src/runs/remote/shell';
 import { checkHost, SshTransport } from '../../server/src/runs/remote/ssh';
 import { hostsUnavailable, masterPid, processesMatching, sshdServing, startTestHosts, type TestHosts } from './remote-hosts';
+import { tempDir } from '../support/tempDir';
 
 const skip = hostsUnavailable();
 const preflight = readFileSync(join(__dirname, '..', '..', 'server', 'src', 'runs', 'harness', 'preflight.py'), 'utf8');
@@ -26,7 +26,7 @@ describe.skipIf(skip !== undefined)('ssh transport (real sshd on 127.0.0.1)', ()
 
   beforeAll(() => {
     hosts = startTestHosts();
-    controlDir = mkdtempSync(join(tmpdir(), 'hr-cm-'));
+    controlDir = tempDir('hr-cm-');
     ssh = new SshTransport({ host: hosts.sshHost, configFile: hosts.sshConfig, controlDir });
   });
   afterAll(async () => {
@@ -88,7 +88,7 @@ describe.skipIf(skip !== undefined)('ssh transport (real sshd on 127.0.0.1)', ()
   });
 
   it('uploads a bundle into a per-run directory and downloads artifacts back', async () => {
-    const local = mkdtempSync(join(tmpdir(), 'hr-bundle-'));
+    const local = tempDir('hr-bundle-');
     mkdirSync(join(local, 'probes'));
     writeFileSync(join(local, 'probes', 'p.py'), 'print("hello from the bundle")\n');
     writeFileSync(join(local, 'odd name ü $(x).txt'), 'kept as is\n');
@@ -97,7 +97,7 @@ describe.skipIf(skip !== undefined)('ssh transport (real sshd on 127.0.0.1)', ()
     await upload(ssh, local, abs);
     expect(await run(ssh, `cd '${abs}' && ${hosts.python} probes/p.py`)).toBe('hello from the bundle\n');
     expect(await run(ssh, `cat -- ${quote(`${abs}/odd name ü $(x).txt`)}`)).toBe('kept as is\n');
-    const back = mkdtempSync(join(tmpdir(), 'hr-back-'));
+    const back = tempDir('hr-back-');
     await download(ssh, abs, back);
     expect(readFileSync(join(back, 'probes', 'p.py'), 'utf8')).toContain('hello from the bundle');
   });
@@ -175,7 +175,7 @@ describe.skipIf(skip !== undefined)('ssh transport (real sshd on 127.0.0.1)', ()
   });
 
   it('lists concrete hosts from an ssh config, following Include and skipping patterns', () => {
-    const home = mkdtempSync(join(tmpdir(), 'hr-home-'));
+    const home = tempDir('hr-home-');
     mkdirSync(join(home, '.ssh', 'conf.d'), { recursive: true });
     writeFileSync(
       join(home, '.ssh', 'config'),

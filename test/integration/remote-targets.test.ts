@@ -5,8 +5,7 @@
  * with what arrived, and re-attach collects the rest; cancel leaves no process and no job.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CellResult, RunRecord, RunState } from '../../server/src/protocol';
@@ -21,6 +20,7 @@ import { SshTarget } from '../../server/src/runs/targets/ssh';
 import type { Target } from '../../server/src/runs/targets/target';
 import { hostsUnavailable, masterPid, sshdServing, startTestHosts, type TestHosts } from './remote-hosts';
 import { cliPath, ensureCli, processesMentioning, torchPython, waitFor } from './runs-helpers';
+import { tempDir } from '../support/tempDir';
 
 const python = torchPython();
 const skip = hostsUnavailable() ?? (python === undefined ? 'no Python with CPU PyTorch (Debian python3-torch)' : undefined);
@@ -50,7 +50,7 @@ describe.skipIf(skip !== undefined)('remote targets on real sshd and Slurm (CPU 
   let hosts: TestHosts;
   let env: NodeJS.ProcessEnv;
   let sbatchEnv: NodeJS.ProcessEnv;
-  const store = mkdtempSync(join(tmpdir(), 'hr-remote-runs-'));
+  const store = tempDir('hr-remote-runs-');
   const sshTarget = (): SshTarget => new SshTarget(hosts.sshHost, normalizeTargetOptions({ sshConfig: hosts.sshConfig }));
   const manager = (target: Target): RunManager => new RunManager(new RunStore(store), () => target);
   const cli = (args: string[], withEnv: NodeJS.ProcessEnv = env) => {
@@ -61,7 +61,7 @@ describe.skipIf(skip !== undefined)('remote targets on real sshd and Slurm (CPU 
   beforeAll(() => {
     hosts = startTestHosts();
     ensureCli();
-    const dir = mkdtempSync(join(tmpdir(), 'hr-targets-'));
+    const dir = tempDir('hr-targets-');
     const targets = join(dir, 'targets.json');
     writeFileSync(targets, JSON.stringify({ [`ssh:${hosts.sshHost}`]: { sshConfig: hosts.sshConfig }, [`slurm:${hosts.partition}`]: {} }));
     const sbatchTargets = join(dir, 'sbatch.json');

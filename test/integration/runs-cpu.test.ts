@@ -4,14 +4,14 @@
  * nothing behind and lose no finished cell; GPU-only probes say so.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CellResult, ProbeInfo, RunRecord } from '../../server/src/protocol';
 import { RunManager, type RunListener } from '../../server/src/runs/runner';
 import { RunStore } from '../../server/src/runs/store';
 import { cliPath, ensureCli, processesMentioning, torchPython, waitFor } from './runs-helpers';
+import { tempDir } from '../support/tempDir';
 
 const python = torchPython();
 const quietListener: RunListener = { progress: () => undefined, output: () => undefined };
@@ -51,7 +51,7 @@ describe.skipIf(python === undefined)('rank-divergent-allocation on CPU gloo (se
   beforeAll(ensureCli);
 
   it('naive and flag-after-alloc hang with both ranks named and stacked; synchronized completes', () => {
-    const store = mkdtempSync(join(tmpdir(), 'hr-runs-'));
+    const store = tempDir('hr-runs-');
     const r = cli(['repro', 'run', 'rank-divergent-allocation', '--target', 'local', '--json', '--python', python!, '--store', store], 180_000);
     expect(r.status, r.stderr).toBe(0);
     const run = JSON.parse(r.stdout) as RunRecord;
@@ -90,7 +90,7 @@ describe.skipIf(python === undefined)('rank-divergent-allocation on CPU gloo (se
   const sleeper = join(__dirname, '..', 'fixtures', 'runs', 'sleep_unless_as_is.py');
 
   it('cancel kills the supervisor and every rank, and keeps the record', async () => {
-    const store = new RunStore(mkdtempSync(join(tmpdir(), 'hr-runs-')));
+    const store = new RunStore(tempDir('hr-runs-'));
     const manager = new RunManager(store);
     const handle = await manager.start(
       { probe: 'script', target: 'local', variants: ['expandable-segments'], ranks: 2, hangWindowSeconds: 600, python: python!, args: [sleeper] },
@@ -112,7 +112,7 @@ describe.skipIf(python === undefined)('rank-divergent-allocation on CPU gloo (se
   }, 180_000);
 
   it('a server killed with SIGKILL mid-run loses no finished cell, and leaves no process', async () => {
-    const storeDir = mkdtempSync(join(tmpdir(), 'hr-runs-'));
+    const storeDir = tempDir('hr-runs-');
     const server = spawn(
       process.execPath,
       [cliPath, 'repro', 'run', 'script', '--target', 'local', '--variant', 'as-is', '--variant', 'expandable-segments',
@@ -134,7 +134,7 @@ describe.skipIf(python === undefined)('rank-divergent-allocation on CPU gloo (se
   }, 180_000);
 
   it('reports clearly that a GPU-only probe needs a GPU', () => {
-    const store = mkdtempSync(join(tmpdir(), 'hr-runs-'));
+    const store = tempDir('hr-runs-');
     const r = cli(['repro', 'run', 'cache-held-collective', '--target', 'local', '--json', '--python', python!, '--store', store]);
     expect(r.status).toBe(0);
     const run = JSON.parse(r.stdout) as RunRecord;
@@ -152,7 +152,7 @@ describe.skipIf(python === undefined)('script probe with the preload shim on CPU
   const fixtures = join(__dirname, '..', 'fixtures', 'runs');
 
   it('captures an abort on a runtime thread with no Python frame: thread name, tid, native frames', () => {
-    const work = mkdtempSync(join(tmpdir(), 'hr-abort-'));
+    const work = tempDir('hr-abort-');
     const lib = join(work, 'libnative_abort.so');
     const cc = spawnSync('cc', ['-shared', '-fPIC', '-o', lib, join(fixtures, 'native_abort.c'), '-lpthread'], { encoding: 'utf8' });
     expect(cc.status, cc.stderr).toBe(0);
@@ -167,7 +167,7 @@ describe.skipIf(python === undefined)('script probe with the preload shim on CPU
   }, 120000);
 
   it('classifies an escaped OutOfMemoryError as catchable-oom and triages its message', () => {
-    const store = mkdtempSync(join(tmpdir(), 'hr-runs-'));
+    const store = tempDir('hr-runs-');
     const r = cli(['repro', 'run', 'script', '--target', 'local', '--variant', 'as-is', '--json', '--python', python!,
       '--store', store, '--', join(fixtures, 'raises_oom.py')]);
     const cell = (JSON.parse(r.stdout) as RunRecord).cells[0]!;
@@ -181,7 +181,7 @@ describe.skipIf(python === undefined)('global-mode-race, generic form, on CPU (s
   beforeAll(ensureCli);
 
   it('reproduces the race with the user callables and shows the lock fixing it; the CUDA form says it needs a GPU', () => {
-    const store = mkdtempSync(join(tmpdir(), 'hr-runs-'));
+    const store = tempDir('hr-runs-');
     const fixtures = join(__dirname, '..', 'fixtures', 'runs');
     const r = spawnSync(
       process.execPath,

@@ -4,8 +4,7 @@
  * stored run is what getRun and listRuns answer, and a failure in a workspace file becomes a
  * diagnostic at its line.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Diagnostic } from 'vscode-languageserver';
@@ -16,6 +15,7 @@ import type { ProbeInfo, RunProgressParams, RunRecord } from '../../server/src/p
 import { register } from '../../server/src/runs/lsp';
 import { normalizeSettings } from '../../server/src/settings';
 import { torchPython, waitFor } from './runs-helpers';
+import { tempDir } from '../support/tempDir';
 
 const python = torchPython();
 
@@ -44,8 +44,8 @@ function fakeServer(workspace: string, py: string) {
 
 describe.skipIf(python === undefined)('runs over LSP', () => {
   it('starts a run, streams its states with the runId, stores it, and marks the failing workspace line', async () => {
-    process.env['HEADROOM_RUNS_DIR'] = mkdtempSync(join(tmpdir(), 'hr-lsp-runs-'));
-    const workspace = mkdtempSync(join(tmpdir(), 'hr-ws-'));
+    process.env['HEADROOM_RUNS_DIR'] = tempDir('hr-lsp-runs-');
+    const workspace = tempDir('hr-ws-');
     writeFileSync(
       join(workspace, 'train.py'),
       ['import torch', '', 'def step():', '    raise torch.cuda.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB.")', '', 'step()', ''].join('\n'),

@@ -5,10 +5,9 @@
  * 2 is cudaErrorMemoryAllocation.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/tempDir';
 
 const fixtures = join(__dirname, '..', 'fixtures', 'runs');
 const shimSource = join(__dirname, '..', '..', 'native', 'preload', 'headroom_preload.c');
@@ -19,7 +18,7 @@ describe.skipIf(!hasCompiler)('preload shim fault injection', () => {
   let runtime: string;
 
   beforeAll(() => {
-    const dir = mkdtempSync(join(tmpdir(), 'hr-shim-'));
+    const dir = tempDir('hr-shim-');
     shim = join(dir, 'headroom_preload.so');
     runtime = join(dir, 'libstand_in_cudart.so');
     for (const [out, src, extra] of [[shim, shimSource, ['-ldl', '-lpthread']], [runtime, join(fixtures, 'stand_in_cudart.c'), []]] as const) {

@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyzeFile, resolveDevice } from '../../server/src/analysis/analyze';
 import { applyEdits, SCRIPTS } from './analysis-helpers';
+import { tempDir } from '../support/tempDir';
 
 const device = resolveDevice('H100-80GB');
 
@@ -21,7 +21,7 @@ describe('launch scripts', () => {
   });
 
   it(".vscode/launch.json's args for the script, then the CLI's `-- ARGS`, set the script's arguments", async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'headroom-vscode-'));
+    const root = tempDir('headroom-vscode-');
     mkdirSync(path.join(root, '.vscode'));
     mkdirSync(path.join(root, 'scripts'));
     const script = path.join(root, 'scripts', 'sft.py');
@@ -53,7 +53,7 @@ describe('launch scripts', () => {
   });
 
   it('takes "Python: Current File" (${file}) configurations, and survives a launch.json that is not an object', async () => {
-    const root = mkdtempSync(path.join(tmpdir(), 'headroom-vscode-'));
+    const root = tempDir('headroom-vscode-');
     mkdirSync(path.join(root, '.vscode'));
     const script = path.join(root, 'train.py');
     writeFileSync(script, 'batch_size = 16\n');
@@ -70,7 +70,7 @@ describe('launch scripts', () => {
   });
 
   it('HR009 fixes a misspelled key inside a quoted shell value', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'headroom-launch-'));
+    const dir = tempDir('headroom-launch-');
     const file = path.join(dir, 'go.sh');
     const text = 'export PYTORCH_CUDA_ALLOC_CONF="expandable_segmnts:True"\npython train.py\n';
     writeFileSync(file, text);

@@ -1,5 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findModel, hubCacheConfig, transformerParams, type TransformerShape } from '../../server/src/analysis/models';
@@ -7,6 +6,7 @@ import { analyzeDocument, resolveDevice } from '../../server/src/analysis/analyz
 import { ParsedDocument } from '../../server/src/analysis/parser';
 import { PythonIndex } from '../../server/src/analysis/pyindex';
 import { analyzeFixture, analyzeText, fixture, withDefault } from './analysis-helpers';
+import { tempDir } from '../support/tempDir';
 
 describe('model catalog', () => {
   it('counts Llama-3.1-8B and Llama-3.2-1B parameters exactly', () => {
@@ -200,7 +200,7 @@ describe('facts and plans of real-style scripts', () => {
   });
 
   it("reads a hub model's config.json from the local Hugging Face cache when the catalog lacks it", async () => {
-    const cache = mkdtempSync(path.join(tmpdir(), 'hf-hub-'));
+    const cache = tempDir('hf-hub-');
     const repo = path.join(cache, 'models--acme--tiny-llama');
     mkdirSync(path.join(repo, 'snapshots', 'old'), { recursive: true });
     mkdirSync(path.join(repo, 'snapshots', 'f00d'), { recursive: true });
@@ -223,7 +223,7 @@ describe('facts and plans of real-style scripts', () => {
   });
 
   it('finds the hub cache under HF_HOME, and treats an unreadable one as absent', async () => {
-    const home = mkdtempSync(path.join(tmpdir(), 'hf-home-'));
+    const home = tempDir('hf-home-');
     const repo = path.join(home, 'hub', 'models--acme--tiny');
     mkdirSync(path.join(repo, 'snapshots', 'r1'), { recursive: true });
     writeFileSync(path.join(repo, 'snapshots', 'r1', 'config.json'), '{}');

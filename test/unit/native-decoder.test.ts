@@ -1,10 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadNative, NativeError, type NativeAddon } from '../../native/index';
+import { tempDir } from '../support/tempDir';
 
 const fixtures = path.join(__dirname, '..', 'fixtures', 'snapshots');
 const snapshotFiles = readdirSync(fixtures).filter((f) => f.endsWith('.pickle.gz')).sort();
@@ -84,7 +84,7 @@ describe('native snapshot decoder', () => {
   }
 
   it('refuses GLOBAL + REDUCE and runs nothing', async () => {
-    const marker = path.join(mkdtempSync(path.join(tmpdir(), 'headroom-')), 'pwned');
+    const marker = path.join(tempDir('headroom-'), 'pwned');
     const err = await decodeError(native, globalReducePickle(marker));
     expect(err.code).toBe('ERR_SNAPSHOT_FORBIDDEN_OPCODE');
     expect(err.message).toMatch(/GLOBAL \(0x63\) at offset 2/);
@@ -92,7 +92,7 @@ describe('native snapshot decoder', () => {
   });
 
   it('refuses STACK_GLOBAL and names the opcode and offset', async () => {
-    const marker = path.join(mkdtempSync(path.join(tmpdir(), 'headroom-')), 'pwned');
+    const marker = path.join(tempDir('headroom-'), 'pwned');
     const err = await decodeError(native, stackGlobalPickle(marker));
     expect(err.code).toBe('ERR_SNAPSHOT_FORBIDDEN_OPCODE');
     expect(err.message).toMatch(/STACK_GLOBAL \(0x93\) at offset 14/);
@@ -157,14 +157,14 @@ describe('native snapshot decoder', () => {
     const file = path.join(fixtures, 'cnn__default.pickle.gz');
     const fromBytes = await native.decodeSnapshotSummary(gunzipSync(readFileSync(file)));
     expect(await native.decodeSnapshotSummary(file)).toEqual(fromBytes);
-    const dir = mkdtempSync(path.join(tmpdir(), 'headroom-'));
+    const dir = tempDir('headroom-');
     const plain = path.join(dir, 'cnn.pickle');
     writeFileSync(plain, gunzipSync(readFileSync(file)));
     expect(await native.decodeSnapshotSummary(plain)).toEqual(fromBytes);
   });
 
   it('reports missing files as ERR_IO and truncated or corrupt gzip as malformed', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'headroom-'));
+    const dir = tempDir('headroom-');
     expect((await decodeError(native, path.join(dir, 'missing.pickle.gz') as unknown as Uint8Array)).code).toBe('ERR_IO');
     const gz = readFileSync(path.join(fixtures, 'kvcache__default.pickle.gz'));
     const truncated = path.join(dir, 'truncated.pickle.gz');

@@ -1,9 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadNative, type NativeAddon } from '../../native/index';
+import { tempDir } from '../support/tempDir';
 
 const fixture = path.join(__dirname, '..', 'fixtures', 'snapshots', 'llm__default.pickle.gz');
 const havePython = spawnSync('python3', ['-c', 'import pickle'], { encoding: 'utf8' }).status === 0;
@@ -21,7 +21,7 @@ describe('export for memory_viz', () => {
   });
 
   it('writes a protocol-4 pickle that decodes to the same snapshot', async () => {
-    const out = path.join(mkdtempSync(path.join(tmpdir(), 'headroom-')), 'export.pickle');
+    const out = path.join(tempDir('headroom-'), 'export.pickle');
     const written = await native.exportSnapshot(fixture, out);
     expect(written.events).toBe(51_093);
     const bytes = readFileSync(out);
@@ -37,7 +37,7 @@ describe('export for memory_viz', () => {
 
   it('keeps the trace entries and segments CPython reads from the original, with only opcodes memory_viz reads', async () => {
     if (!havePython) return;
-    const out = path.join(mkdtempSync(path.join(tmpdir(), 'headroom-')), 'export.pickle');
+    const out = path.join(tempDir('headroom-'), 'export.pickle');
     await native.exportSnapshot(fixture, out);
     const script = [
       'import collections, gzip, json, pickle, pickletools, sys',
@@ -67,7 +67,7 @@ describe('export for memory_viz', () => {
     // `item APPEND`), with frame dicts shared between lists; the export must give them back as CPython reads them.
     // The trace spans several protocol-4 frames, and CPython starts a frame before whichever object
     // it saves next, so FRAME opcodes fall inside entries (between a key and its value).
-    const dir = mkdtempSync(path.join(tmpdir(), 'headroom-'));
+    const dir = tempDir('headroom-');
     const source = path.join(dir, 'shapes.pickle');
     const out = path.join(dir, 'export.pickle');
     const write = [
@@ -106,7 +106,7 @@ describe('export for memory_viz', () => {
   });
 
   it('keeps only the last N entries when asked, and the final segments whole', async () => {
-    const out = path.join(mkdtempSync(path.join(tmpdir(), 'headroom-')), 'last.pickle');
+    const out = path.join(tempDir('headroom-'), 'last.pickle');
     const written = await native.exportSnapshot(fixture, out, { maxEvents: 1000 });
     expect(written.events).toBe(1000);
     const summary = await native.decodeSnapshotSummary(out);

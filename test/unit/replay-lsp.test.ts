@@ -1,16 +1,16 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadNative, type ReplayVariantRequest } from '../../native/index';
 import { batchedReplay, peakDiagnostics, replayForEditor, workspaceSite } from '../../server/src/replay/lsp';
+import { tempDir } from '../support/tempDir';
 
 const snapshot = path.join(__dirname, '..', 'fixtures', 'snapshots', 'llm__default.pickle.gz');
 
 describe('replay in the editor', () => {
   // A workspace on this machine holding the script a snapshot recorded elsewhere (under /srv/train).
-  const workspace = mkdtempSync(path.join(tmpdir(), 'headroom-replay-ws-'));
+  const workspace = tempDir('headroom-replay-ws-');
   writeFileSync(path.join(workspace, 'snapshot_workload.py'), '');
   mkdirSync(path.join(workspace, 'torch', 'nn'), { recursive: true });
   writeFileSync(path.join(workspace, 'torch', 'nn', 'functional.py'), '');

@@ -1,9 +1,9 @@
-import { mkdtempSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CellResult, RunRecord } from '../../server/src/protocol';
 import { RunStore } from '../../server/src/runs/store';
+import { tempDir } from '../support/tempDir';
 
 const cell = (variant: string, repeat: number): CellResult => ({
   variant, repeat, outcome: 'completed', seconds: 1, evidence: [], stacks: {}, backtrace: null, metrics: {}, logs: {}, memory: {},
@@ -16,7 +16,7 @@ const record = (runId: string, startedAt: string): RunRecord => ({
 
 describe('run store', () => {
   it('keeps a running record of this process as running, and lists newest first', () => {
-    const store = new RunStore(mkdtempSync(join(tmpdir(), 'hr-store-')));
+    const store = new RunStore(tempDir('hr-store-'));
     store.create(record('a-old', '2026-11-30T01:00:00.000Z'));
     store.create(record('b-new', '2026-11-30T02:00:00.000Z'));
     expect(store.list().map((r) => [r.runId, r.status, r.cellCount])).toEqual([['b-new', 'running', 0], ['a-old', 'running', 0]]);
@@ -25,7 +25,7 @@ describe('run store', () => {
   });
 
   it('reads a run whose owner is gone as interrupted, with cells the supervisor finished on disk', () => {
-    const root = mkdtempSync(join(tmpdir(), 'hr-store-'));
+    const root = tempDir('hr-store-');
     const first = new RunStore(root);
     const run = record('r1', '2026-11-30T01:00:00.000Z');
     first.create(run);
@@ -42,7 +42,7 @@ describe('run store', () => {
   });
 
   it('refuses run ids that could leave the store', () => {
-    const store = new RunStore(mkdtempSync(join(tmpdir(), 'hr-store-')));
+    const store = new RunStore(tempDir('hr-store-'));
     expect(() => store.load('../etc')).toThrow(expect.objectContaining({ code: 'HR_UNKNOWN_RUN' }));
     expect(() => store.load('missing')).toThrow(expect.objectContaining({ code: 'HR_UNKNOWN_RUN' }));
   });

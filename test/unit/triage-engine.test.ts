@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TriageInputError, triageFile, triageStream, triageText } from '../../server/src/triage/index';
@@ -8,6 +7,7 @@ import { ALL_SIGNATURES } from '../../server/src/triage/signatures';
 import { allocatorOptionEdit, firstCodeLine, triageCodeActions } from '../../server/src/triage/codeActions';
 import { parseSizeText } from '../../server/src/triage/sizes';
 import { CORPUS_DIR, loadCorpus } from './triage-corpus-score';
+import { tempDir } from '../support/tempDir';
 
 const OOM_22 =
   'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 3 has a total capacity of 79.19 GiB of which 1.05 GiB is free. ' +
@@ -33,7 +33,7 @@ async function* chunksOf(text: string, size: number): AsyncGenerator<string> {
 }
 
 function tempFile(name: string, data: string | Uint8Array): string {
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'headroom-triage-')), name);
+  const file = path.join(tempDir('headroom-triage-'), name);
   writeFileSync(file, data);
   return file;
 }

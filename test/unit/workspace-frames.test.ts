@@ -1,11 +1,11 @@
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { resolveWorkspaceFile } from '../../server/src/triage/workspaceFrames';
+import { tempDir } from '../support/tempDir';
 
 describe('mapping traceback paths to workspace files', () => {
-  const folder = mkdtempSync(path.join(tmpdir(), 'headroom ws ü-'));
+  const folder = tempDir('headroom ws ü-');
   mkdirSync(path.join(folder, 'src', 'pkg'), { recursive: true });
   writeFileSync(path.join(folder, 'src', 'pkg', 'train.py'), '');
   writeFileSync(path.join(folder, 'train.py'), '');
