@@ -470,8 +470,12 @@ const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]$/;
  * train.py".
  */
 const KILL_REPORT = /(?:(?:Killed|已杀死|Getötet)(?:: 9)?(?:\s+python.*)?|zsh: killed\s+\S.*)$/;
-/** Job notices: bash's "bash: line 1: 12345 Killed   python train.py", zsh's "[1]  + 12345 killed     python train.py". */
-const JOB_KILLED = /\d+ Killed\s+\S|^\[\d+\]\s+[+-]?\s*\d+ killed\s+\S/;
+/**
+ * Job notices: bash's "bash: line 1: 12345 Killed   python train.py", zsh's "[1]  + 12345 killed     python train.py" (which
+ * may follow a progress bar's last frame on its line, as the shell's other reports do).
+ */
+const JOB_KILLED = /\d+ Killed\s+\S/;
+const ZSH_JOB_KILLED = /\[\d+\]\s+[+-]?\s*\d+ killed\s+\S.*$/;
 /**
  * srun's report of tasks that ended by a signal, with the signal's strsignal name ("srun: error: node25: task 11: Killed",
  * "srun: error: gpu-3: tasks 0-3,7: Killed"; Slurm's srun task-exit handler, "%s: %s %s: %s" over the node, "task"/"tasks",
@@ -496,7 +500,7 @@ const shellKilled: Signature = {
     const segments = line.content.split('\r');
     // An issue's markdown can set the shell's line in bold or code ("**Killed**", "`Killed`").
     const c = segments[segments.length - 1]!.trim().replace(/^(\*\*|__|`)(.+)\1$/, '$2').trim();
-    const report = KILL_REPORT.exec(c);
+    const report = KILL_REPORT.exec(c) ?? ZSH_JOB_KILLED.exec(c);
     const before = report ? c.slice(0, report.index).trim() : undefined;
     if (!JOB_KILLED.test(c) && !(before !== undefined && (before === '' || PROGRESS_BAR_END.test(before)))) return undefined;
     // A process already dying of a failed glog CHECK ("F0719 … Check failed: …", then "*** Check failure stack trace: ***"

@@ -18,7 +18,8 @@ import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform } from '../../protocol';
-import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, thrownByTerminate } from './lineContext';
+import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, previousFrame, thrownByTerminate } from './lineContext';
+import { platformNear } from './otherOom';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
 
@@ -233,7 +234,9 @@ const ggmlAbort: Signature = {
     const extraLines: number[] = [];
     for (let k = 1; k <= 4 && GGML_ERROR_TAIL.test(unlogged(line.next(k))); k++) extraLines.push(k);
     const index = device ? Number(device[1]) : -1;
-    const platform = error[1] === 'ROCm' ? 'rocm' : (ggmlBackendAbove(line) ?? 'cuda');
+    // A hipified build that still says "CUDA error" names HIP's call under it ("  hipMalloc((void **) &ptr, look_ahead_size)").
+    const hipCall = extraLines.some((k) => /^\s*hip[A-Z]\w*\(/.test(unlogged(line.next(k))));
+    const platform = error[1] === 'ROCm' || hipCall ? 'rocm' : (ggmlBackendAbove(line) ?? 'cuda');
     return {
       signature: 'ggml-cuda-abort',
       role: 'failure',
@@ -290,6 +293,49 @@ const ggmlBuffer: Signature = {
       numbers: requested !== undefined ? { requestedBytes: requested } : {},
       fixes: [ggmlFewerLayers],
       ...(alloc && buffer && { extraLines: [1] }),
+    };
+  },
+};
+
+/**
+ * The load step's own words for a ggml buffer that did not fit, read by the tail pass when ggml's line above them is not in
+ * the log (a title, a paste of the last line):
+ * - llama.cpp's loader, which throws "unable to allocate backend buffer" (later "unable to allocate <backend> buffer") when
+ *   ggml returns no buffer for the weights and prints it as "llama_model_load: error loading model: …": the caller gets
+ *   the error, a catchable-oom;
+ * - ollama 0.1's "llama runner exited, you may not have enough available memory to run this model": its runner process
+ *   died while loading the model, and ollama names memory as the likely cause; the process is gone, a runtime-abort.
+ * ggml names the backend in the load log above ("CUDA0 buffer size"); with none, the lines around decide.
+ */
+const GGML_LOAD_BUFFER = /\bunable to allocate (?:(CUDA|ROCm|SYCL|Vulkan|Metal|CPU)\d* )?(?:backend )?buffer\b/;
+const OLLAMA_RUNNER_EXITED = /\bllama runner exited, you may not have enough (?:available )?memory\b/;
+
+export const tailGgmlLoadFailure: Signature = {
+  id: 'ggml-load-failure',
+  platform: 'cuda',
+  needles: ['unable to allocate', 'llama runner exited'],
+  match(line) {
+    const buffer = GGML_LOAD_BUFFER.exec(line.content);
+    const exited = !buffer && OLLAMA_RUNNER_EXITED.test(line.content);
+    if (!buffer && !exited) return undefined;
+    const named = buffer?.[1];
+    const platform: Platform = named === 'ROCm' ? 'rocm' : named === 'SYCL' ? 'xpu' : named === 'Metal' ? 'mps' : named === 'CPU' ? 'cpu'
+      : (ggmlBackendAbove(line) ?? platformNear(line));
+    return {
+      signature: 'ggml-load-failure',
+      role: 'failure',
+      kind: exited ? 'runtime-abort' : 'catchable-oom',
+      platform,
+      catchable: !exited,
+      summary: exited ? 'ollama\'s llama runner exited while loading the model (likely out of memory)' : 'llama.cpp could not allocate a backend buffer for the model',
+      explanation: exited
+        ? 'The runner process that loads the model ended before it answered, and ollama names memory as the likely cause: the weights, KV cache and compute buffers did not fit in the GPU (or host) memory left. ' +
+          'The lines above it in the server\'s log show how it ended.'
+        : 'ggml could not allocate the buffer that holds the model\'s weights on the backend, so the model failed to load; the loader returned the error to its caller.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [ggmlFewerLayers],
+      facts: { tier: 2 },
     };
   },
 };
@@ -517,7 +563,7 @@ const watchdogTimeout: Signature = {
   needles: ['Watchdog caught collective operation timeout', 'failure detected by watchdog', 'detected by watchdog at work', 'ProcessGroupNCCL::watchdogHandler'],
   match(line) {
     if (line.content.includes('ProcessGroupNCCL::watchdogHandler') && !/Watchdog caught|detected by watchdog/.test(line.content)) {
-      if (!/^\s*frame #\d+: /.test(line.content) || !/WorkNCCL::checkTimeout/.test(line.previous(1) ?? '')) return undefined;
+      if (!/^\s*frame #\d+: /.test(line.content) || !/WorkNCCL::checkTimeout/.test(previousFrame(line) ?? '')) return undefined;
     }
     const rank = line.rank ?? inlineRank(line.content);
     const work = WORK.exec(line.content);
@@ -575,7 +621,7 @@ export const tailWatchdogFrames: Signature = {
       const f = watchdogTimeout.match(line);
       return f && { ...f, facts: { ...f.facts, tier: 2 } };
     }
-    if (!WATCHDOG_LOOP_FRAME.test(line.content) || !/WorkNCCL::checkTimeout\(/.test(line.previous(1) ?? '')) return undefined;
+    if (!WATCHDOG_LOOP_FRAME.test(line.content) || !/WorkNCCL::checkTimeout\(/.test(previousFrame(line) ?? '')) return undefined;
     const f = watchdogTimeout.match(line);
     return f && { ...f, facts: { ...f.facts, tier: 2 } };
   },
@@ -1098,12 +1144,45 @@ const driverStatus: Signature = {
 };
 
 /**
+ * detectron2's retry_if_cuda_oom (detectron2/utils/memory.py) catching an OOM it could not clear with empty_cache and running
+ * the function again with its inputs on the CPU: it logs "Attempting to copy inputs of <function …> to CPU due to CUDA OOM".
+ * The run goes on, slower, so this speaks only for a log where nothing else failed (a fallback finding).
+ */
+const DETECTRON2_CPU_RETRY = /\bAttempting to copy inputs(?: of (.+?))? to CPU due to CUDA OOM\b/;
+
+const detectron2CpuRetry: Signature = {
+  id: 'detectron2-cpu-retry',
+  platform: 'cuda',
+  needles: ['to CPU due to CUDA OOM'],
+  match(line) {
+    const m = DETECTRON2_CPU_RETRY.exec(line.content);
+    if (!m) return undefined;
+    return {
+      signature: 'detectron2-cpu-retry',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'cuda',
+      catchable: true,
+      fallback: 'oom',
+      summary: `CUDA out of memory, caught by detectron2: ${m[1] ?? 'the function'} ran again on the CPU`,
+      explanation:
+        'detectron2 caught a CUDA OOM in this function, emptied the cache and retried, ran out again, and then copied the inputs to the CPU to finish there. ' +
+        'Nothing failed, but this step now runs on the CPU: the inputs (often a large image or many masks at inference) need more GPU memory than is left.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [shrinkPeak('the input size at inference (image size, number of proposals or masks post-processed at once)')],
+    };
+  },
+};
+
+/**
  * PaddlePaddle's allocator (paddle/fluid/memory/allocation/cuda_allocator.cc, raised as
  * ResourceExhaustedError): "Out of memory error on GPU 0. Cannot allocate 2.812744MB memory on GPU 0,
  * available memory is only 1.000000MB." and 2.x's "…on GPU 0, 10.35GB memory has been allocated and
- * available memory is only 80.50MB." Sizes are binary (B, KB, MB, GB).
+ * available memory is only 80.50MB."; 1.x's system allocator said "Cannot allocate 145.468994MB GPU memory, available
+ * memory is 72.312500MB.". Sizes are binary (B, KB, MB, GB).
  */
-const PADDLE = new RegExp(String.raw`Out of memory error on (GPU|NPU|XPU|MLU|\w+) (\d+)\. Cannot allocate ${SIZE} memory on \w+ \d+,(?: ${SIZE} memory has been allocated and)? available memory is only\s+${SIZE}`);
+const PADDLE = new RegExp(String.raw`Out of memory error on (GPU|NPU|XPU|MLU|\w+) (\d+)\. Cannot allocate ${SIZE} (?:GPU )?memory(?: on \w+ \d+)?(?:,(?: ${SIZE} memory has been allocated and)? available memory is(?: only)?\s+${SIZE})?`);
 
 const paddleOom: Signature = {
   id: 'paddle-out-of-memory',
@@ -1115,7 +1194,7 @@ const paddleOom: Signature = {
     const numbers: Finding['numbers'] = {};
     const requested = toBytes(m[3]!, m[4]!);
     const allocated = m[5] !== undefined ? toBytes(m[5], m[6]!) : undefined;
-    const free = toBytes(m[7]!, m[8]!);
+    const free = m[7] !== undefined ? toBytes(m[7], m[8]!) : undefined;
     if (requested !== undefined) numbers.requestedBytes = requested;
     if (allocated !== undefined) numbers.allocatedBytes = allocated;
     if (free !== undefined) numbers.freeBytes = free;
@@ -1126,7 +1205,7 @@ const paddleOom: Signature = {
       kind: 'catchable-oom',
       platform: m[1] === 'NPU' ? 'npu' : 'cuda',
       catchable: true,
-      summary: `PaddlePaddle out of memory on ${m[1]} ${device}: ${formatBytes(requested ?? 0)} requested, ${formatBytes(free ?? 0)} available`,
+      summary: `PaddlePaddle out of memory on ${m[1]} ${device}: ${formatBytes(requested ?? 0)} requested` + (free !== undefined ? `, ${formatBytes(free)} available` : ''),
       explanation:
         'Paddle\'s allocator could not get device memory for the request (raised as ResourceExhaustedError). ' +
         (free !== undefined && requested !== undefined && free < requested / 2 ? 'Almost nothing was left on the device: check for other processes on it, then the batch size.' : 'The live tensors at this point do not fit.'),
@@ -1280,6 +1359,7 @@ export const signatures: readonly Signature[] = [
   rmmOom,
   cupyOom,
   paddleOom,
+  detectron2CpuRetry,
   deepmdOom,
   tensorrtOom,
   ortArena,

@@ -105,6 +105,20 @@ export function unwrapped(line: LineView, maxLines = 3): string | undefined {
 }
 
 /**
+ * The C++ stack frame printed just above this one ("frame #1: c10d::…"), skipping the pieces of a frame that a
+ * terminal or a paste hard-wrapped onto lines of their own ("…(0x7f6a… in /home/u/.cache/pypoetry/v" / "irtualenvs/…/libtorch_cuda.so)").
+ */
+export function previousFrame(line: LineView, maxWrapped = 2): string | undefined {
+  for (let k = 1; k <= maxWrapped + 1; k++) {
+    const prev = line.previous(k);
+    if (prev === undefined || prev.trim() === '') return undefined;
+    // A launcher's prefix may come first (Ray's "(Worker pid=N) frame #1: …").
+    if (/\bframe #\d+: /.test(prev)) return prev;
+  }
+  return undefined;
+}
+
+/**
  * A message that a console wrapped at word boundaries (rich's exception panel, a narrow terminal with
  * soft wrap, an issue pasted from either): the line stops before the message does, and the next lines
  * carry on without a prefix ("10.97 GiB" / "reserved in total by PyTorch)"). `complete` says whether

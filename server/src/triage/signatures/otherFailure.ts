@@ -42,8 +42,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed', 'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend\\] Error',
   'E[A-Z]\\d{4}: ', 'ERR\\d{5} ', 'Java Virtual Machine', 'Program will exit', 'matching distribution', 'satisfies the requirement', 'ailed building wheel',
   'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -\\d',
-  // Host kills and allocation failures no hot anchor reads (cpu.ts tailHostKill, tailAllocFailure below).
-  'Tasks state \\(memory', 'low on resource', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate \\d+ B ',
+  // Host kills and allocation failures no hot anchor reads (cpu.ts tailHostKill, tailAllocFailure below; cuda.ts tailGgmlLoadFailure).
+  'Tasks state \\(memory', 'low on resource', 'unable to allocate (?:\\w+ )?buffer', 'llama runner exited', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate \\d+ B ',
   // Parents reporting a child's end (Node's child_process 'exit' event, launchd's stop timeout), DataLoader's worker signal handler.
   'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in (?:DataLoader )?worker',
   // Host kills told by a compiler driver, a parent's exit status 137, Slurm's cgroup plugin, the OOM killer's stack (cpu.ts tailHostKill).

@@ -117,7 +117,8 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // library, PyTorch's ATen/hip sources: a ROCm build's "CUDA error" names HIP's libraries around it; MIGraphX's Python module and source tree).
   // AMD Instinct accelerators by model (MI100, MI210, MI250X, MI300X, MI325X, MI355X; as a directory name too, "torch.mi250/").
   // ROCm CLR's AMD_LOG_LEVEL lines (":1:rocdevice.cpp            :1897: 9616777836 us: 4277 : [tid:0x…] …", ClPrint's format) name the runtime by their form.
-  ['rocm', /(?<![A-Za-z0-9])(?:MI|mi)(?:100|210|250[Xx]?|300[AXax]?|325[Xx]|355[Xx])(?![A-Za-z0-9])|\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|\brocBLAS\b|\brocblas|\bHIPBLAS|\bhipblas|\bMIOpen\b|\bmiopen[A-Z:]|\blibMIOpen\b|\bMIGraphX\b|AMDMIGraphX|\bmigraphx\.|\bHIPRTC|\bTensileLibrary|\bATen\/hip\b|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: /m],
+  // AMD's GPUs by brand ("Radeon", "my AMD 8GB GPU"), as DirectML's and Vulkan's users name the card; not AMD's CPUs ("AMD EPYC 7763").
+  ['rocm', /(?<![A-Za-z0-9])(?:MI|mi)(?:100|210|250[Xx]?|300[AXax]?|325[Xx]|355[Xx])(?![A-Za-z0-9])|\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|\brocBLAS\b|\brocblas|\bHIPBLAS|\bhipblas|\bMIOpen\b|\bmiopen[A-Z:]|\blibMIOpen\b|\bMIGraphX\b|AMDMIGraphX|\bmigraphx\.|\bHIPRTC|\bTensileLibrary|\bATen\/hip\b|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: |\bRadeon\b|\bAMD\b(?=[^\n]{0,12}\b(?:GPU|graphics card|video card)s?\b)(?![^\n]{0,12}\b(?:NVIDIA|RTX|GTX|GeForce)\b)/m],
   // The Ascend device's exception dump ("DEVICE[0] PID[358]:", "EXCEPTION STREAM:", "RTS_HWTS: aicore exception") and
   // torch_npu's "The Inner error is reported as above." name the NPU without saying so.
   ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu|\bRTS_HWTS: |^\s*EXCEPTION STREAM:|The Inner error is reported as above/m],
@@ -145,7 +146,8 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // (CUresult, as torch_memory_saver's "CUresult error: 2 (out of memory)" prints it) is CUDA's. CUDA's lower-case name as a token
   // inside an identifier ("test_module_alexnet_torch_dynamic_cuda", a pytest id), and NVIDIA's data-centre GPUs by model (A100,
   // H100, H200, V100, B200, GB200; also inside host names such as "h100-3" or "presubmit-a100", which clusters name after them).
-  ['cuda', /CUDA|\bcuda|(?<![A-Za-z])cuda(?![a-z])|(?<![A-Za-z0-9])(?:[AaHhVv]100|[HhBb]200|[AaHh]800|GB200|GH200)(?![0-9])|\bCUresult\b|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bnccl[A-Z][a-z]\w*|\bptxas\b|(?<![A-Za-z])nccl(?![a-z])|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b/],
+  // MXNet's GPU memory pool by its source (src/storage/pooled_storage_manager.h: GPUPooledStorageManager; host memory has no pool).
+  ['cuda', /CUDA|\bcuda|(?<![A-Za-z])cuda(?![a-z])|(?<![A-Za-z0-9])(?:[AaHhVv]100|[HhBb]200|[AaHh]800|GB200|GH200)(?![0-9])|\bCUresult\b|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bnccl[A-Z][a-z]\w*|\bptxas\b|(?<![A-Za-z])nccl(?![a-z])|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b|\bpooled_storage_manager\.h:/],
 ];
 
 /** The accelerator a text names (the first of PLATFORM_WORDS that matches), or undefined. */

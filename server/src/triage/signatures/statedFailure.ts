@@ -38,7 +38,8 @@ const LOW_LOG_LEVEL = /(?:^|[\s[|(])(?:INFO|DEBUG|TRACE|NOTICE)(?=[\]\s:|)]|$)|^
  * of a metric or a count of errors ("error: 0.05 - val_loss", "val/error 0.0923", "error=nan", "failed: 0", "0 failed",
  * "Error (RMSE): 0.51"; Ray Tune's "4 TERMINATED" is STATE_COUNT), a table row ("| trial_0 | TERMINATED |"), something that ended well ("terminated normally"),
  * a failure that did not happen or was handled (retrying, trying, skipping, ignoring, a handler), a hint before the
- * failure word ("to avoid … errors", "you may see … errors"), and an empty error field (docker inspect's "Error": "").
+ * failure word ("to avoid … errors", "you may see … errors"), an empty error field (docker inspect's "Error": ""), and a C++
+ * stack frame ("frame #0: c10::Error::Error(…)"), which names functions and states nothing.
  */
 const NOT_A_FAILURE = new RegExp([
   String.raw`(?<!NCCL )\bwarn(?:ing)?s?\b|[a-z]Warning\b`,
@@ -49,6 +50,7 @@ const NOT_A_FAILURE = new RegExp([
   String.raw`\b(?:re)?try(?:ing)?\b|\bskip(?:ped|ping)?\b|\bignor(?:e|ed|ing)\b|\bhandlers?\b|\bcontinu(?:e|ing)\b`,
   String.raw`\b(?:to avoid|if|may|might|could (?:be|have))\b.{0,60}?(?<![\w/.-])(?:errors?|fail\w*|crash\w*|abort\w*)\b`,
   String.raw`\berrors?["']?\s*[:=]\s*(?:""|''|null|nil|none|\[\]|\{\})\s*,?\s*$`,
+  String.raw`^\s*frame #\d+: `,
 ].join('|'), 'i');
 
 /** Counts of trials or tasks by state, in the upper case Ray Tune prints them ("4 TERMINATED", "1 ERROR"). */

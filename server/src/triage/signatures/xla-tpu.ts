@@ -50,7 +50,8 @@ const SCRATCH_LIMIT = /\bAllocating (\d+) bytes exceeds the memory limit of (\d+
 export const CLOUD_QUOTA = /\b(?:Quota exceeded for quota metric|quota metrics? exceeds? quota limits?|Quota '[^']+' exceeded)/i;
 /** The status, in either spelling. */
 const STATUS = /RESOURCE_EXHAUSTED|Resource exhausted/;
-const REQUEST = /Failed to allocate request for [^(]*\((\d+)B\)(?: on device ordinal (\d+))?/;
+/** The request's size, then its exact bytes in brackets when printed ("… for 74.50GiB (79993765888B) on device ordinal 0"). */
+const REQUEST = new RegExp(String.raw`Failed to allocate request for (?:${SIZE})?\s*(?:\((\d+)B\))?(?: on device ordinal (\d+))?`);
 /**
  * The device an XLA status names: torch_xla's xmp.spawn prints "Exception in device=TPU:6: <status>",
  * TensorFlow-style device names end in "device:TPU:0".
@@ -215,9 +216,9 @@ const resourceExhausted: Signature = {
         ? 'The runtime could not reserve room for the compiled program (its code and temporaries) at the bottom of HBM: the buffers already live on the device leave too little.'
         : 'The runtime could not allocate a device buffer: the live arrays already on the device leave too little HBM.';
     } else if (runtime || request) {
-      const bytes = runtime ? (toBytes(runtime[1]!, runtime[2]!) ?? 0) : Number(request![1]);
+      const bytes = runtime ? (toBytes(runtime[1]!, runtime[2]!) ?? 0) : request![3] !== undefined ? Number(request![3]) : (toBytes(request![1] ?? '', request![2] ?? '') ?? 0);
       numbers.requestedBytes = bytes;
-      if (request?.[2] !== undefined) device = Number(request[2]);
+      if (request?.[4] !== undefined) device = Number(request[4]);
       summary = `XLA out of memory: ${formatBytes(bytes)} requested` + (device !== undefined ? ` on device ${device}` : '');
       explanation =
         'The XLA runtime could not allocate a buffer on the device while running a compiled step. XlaRuntimeError can be caught; ' +

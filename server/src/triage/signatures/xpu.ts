@@ -11,7 +11,7 @@ import { shrinkPeak } from '../fixes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
 import { thrownByTerminate, thrownUncaught } from './lineContext';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
-import type { Signature } from './types';
+import type { Finding, LineView, Signature } from './types';
 
 const XPU: AllocatorPlatform = {
   signature: 'xpu-caching-allocator',
@@ -23,12 +23,28 @@ const XPU: AllocatorPlatform = {
 
 const FOUR_GIB = 4 * 1024 ** 3;
 
-const relaxedLimit = (requested: number): Fix => ({
+const relaxedLimit = (requested?: number): Fix => ({
   id: 'xpu-4gb-limit',
   title: 'Keep single tensors under 4 GiB on this driver, or allow larger blocks where supported (UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1)',
-  rationale: `Level Zero caps one allocation at 4 GiB by default; ${formatBytes(requested)} was asked for in one block.`,
+  rationale: `Level Zero caps one allocation at 4 GiB by default; ${requested !== undefined ? formatBytes(requested) : 'more'} was asked for in one block.`,
   snippet: 'export UR_L0_USE_RELAXED_ALLOCATION_LIMITS=1',
 });
+
+/** The 4 GiB limit's sentence without the allocator's message after it (a paste or a title that kept only the first sentence). */
+function blockLimitAlone(line: LineView): Finding {
+  return {
+    signature: XPU.signature,
+    role: 'failure',
+    kind: 'catchable-oom',
+    platform: 'xpu',
+    catchable: true,
+    summary: 'XPU cannot allocate a single block over 4 GiB',
+    explanation: 'The driver refuses any one allocation above 4 GiB, whatever is free; PyTorch raises it as an error the program could catch. One tensor (an attention matrix, an upscaled image) is that large.',
+    ...(line.rank !== undefined && { rank: line.rank }),
+    numbers: {},
+    fixes: [relaxedLimit(), shrinkPeak('the largest single tensor (tile the upscale, chunk the attention)')],
+  };
+}
 
 const cachingAllocator: Signature = {
   id: XPU.signature,
@@ -37,6 +53,7 @@ const cachingAllocator: Signature = {
   match(line) {
     const msg = parseAllocatorMessage(allocatorMessageText(line));
     const limit = line.content.includes('Current platform can NOT allocate');
+    if (!msg && limit) return blockLimitAlone(line);
     if (!msg || (msg.api !== 'XPU' && !limit)) return undefined;
     const finding = allocatorFinding(msg, XPU, line.rank);
     const requested = msg.numbers.requestedBytes ?? 0;
