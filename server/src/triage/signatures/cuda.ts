@@ -1153,7 +1153,7 @@ const DETECTRON2_CPU_RETRY = /\bAttempting to copy inputs(?: of (.+?))? to CPU d
 const detectron2CpuRetry: Signature = {
   id: 'detectron2-cpu-retry',
   platform: 'cuda',
-  needles: ['to CPU due to CUDA OOM'],
+  needles: ['CPU due to CUDA OOM'],
   match(line) {
     const m = DETECTRON2_CPU_RETRY.exec(line.content);
     if (!m) return undefined;
