@@ -81,3 +81,25 @@ describe('a failure stated near the end of the log', () => {
     expect(root(lines.join('\n'))).toBeUndefined();
   });
 });
+
+describe('a log that ends inside the frames of a traceback, with neither header nor exception line', () => {
+  it('is a not-oom at the first frame, with the frames as its stack', () => {
+    const log = [
+      'epoch 2 step 118 loss 1.93',
+      '  File "/srv/app/train/loop.py", line 212, in run_step',
+      '    logits = self.model(batch)',
+      '  File "/srv/venv/lib/python3.11/site-packages/torch/nn/modules/module.py", line 1751, in _call_impl',
+      '    return forward_call(*args, **kwargs)',
+      '  File "/srv/app/train/model.py", line 64, in forward',
+      '    h = self.blocks(h)',
+    ];
+    const v = root(log.join('\n'));
+    expect(v).toMatchObject({ kind: 'not-oom', catchable: false, evidence: [{ line: 2 }] });
+    expect(v!.userFrames[0]).toMatchObject({ file: '/srv/app/train/model.py', line: 64 });
+  });
+
+  it('needs two frames, so an indented table or a lone frame line is none', () => {
+    expect(root(['done in 31 s', '  accuracy   0.91', '  f1         0.88'].join('\n'))).toBeUndefined();
+    expect(root(['step 9 loss 0.4', '  File "/srv/app/x.py", line 3, in main'].join('\n'))).toBeUndefined();
+  });
+});

@@ -15,12 +15,14 @@ import type { SourceFrame } from '../protocol';
 import { CUT_FRAME_HEAD, framesOf, isAtHeader, isChainMarker, isNotebookLine, isTracebackBody, isTracebackHeader, parseAtFrame, parseFrameLine, withoutCiTimestamp } from './frames';
 import { inlineRank, splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES, TAIL_SIGNATURES } from './signatures';
-import { chooseFailure, TAIL_ANCHORS } from './signatures/otherFailure';
+import { chooseFailure, cutTracebackFinding, TAIL_ANCHORS } from './signatures/otherFailure';
 import { mentionsFailure, OOM_BEFORE_FAILURE_LINES, runWentOn, STATED_FAILURE_LINES, statedFailure, statesFailure, statesOomAtEnd } from './signatures/statedFailure';
 import { oomStatedAtEnd, platformNamedIn, SETTINGS_DUMP } from './signatures/otherOom';
 import type { Finding, FollowingTraceback, LineView, Signature } from './signatures/types';
 import { FindingSink } from './verdicts';
 
+/** How many lines of a headless traceback at the log's end are read back (a deep stack of frames and their code lines). */
+const HEADLESS_TRACEBACK_LINES = 2000;
 /** Lines after a failure line that signatures may read (multi-line messages); a traceback after it must start within them. */
 const LOOKAHEAD_LINES = 12;
 /**
@@ -351,7 +353,36 @@ export class TriageEngine {
       else if (runWentOn(view.content)) break;
     }
     const finding = failure && statedFailure.match(failure.view);
-    return finding && failure && this.withImpliedRank(finding, failure.view);
+    return finding && failure ? this.withImpliedRank(finding, failure.view) : this.headlessTraceback(from, ascii);
+  }
+
+  /**
+   * A log whose last lines are the frames of a Python traceback with neither its header nor its exception line (a paste
+   * that kept only the middle): an exception ended the run there. At least two frames, so that an indented line or
+   * a lone path is no traceback.
+   */
+  private headlessTraceback(from: number, ascii: string): { finding: Finding; view: PieceLineView } | undefined {
+    const body: { text: string; start: number }[] = [];
+    let end = ascii.length;
+    while (end > 0 && body.length < HEADLESS_TRACEBACK_LINES) {
+      const start = ascii.lastIndexOf('\n', end - 1) + 1;
+      const raw = ascii.slice(start, end);
+      end = start - 1;
+      if (raw.trim() === '') continue;
+      const text = this.tailLineView(from, ascii, from + start).content;
+      const wrappedHead = body.length > 0 && CUT_FRAME_HEAD.test(text);
+      if (!isTracebackBody(text) && !wrappedHead) {
+        if (isTracebackHeader(text)) return undefined;
+        break;
+      }
+      body.push({ text, start });
+    }
+    body.reverse();
+    const frames = framesOf(body.map((b) => b.text));
+    if (frames.length < 2) return undefined;
+    const first = body.find((b) => parseFrameLine(b.text) !== undefined || CUT_FRAME_HEAD.test(b.text)) ?? body[0]!;
+    const view = this.tailLineView(from, ascii, from + first.start);
+    return this.withImpliedRank(cutTracebackFinding(view, frames), view);
   }
 
   /** A finding with the rank its line implies (a "[rank N]:" block above it) when it names none. */

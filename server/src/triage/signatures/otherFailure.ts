@@ -478,6 +478,18 @@ function cutTraceback(line: LineView, text: string): SourceFrame[] | undefined {
   return frames.length > 0 ? frames : undefined;
 }
 
+/**
+ * A log that ends inside a Python traceback, its exception line cut off (under its header, or a paste that kept only the
+ * frames): an exception ended the run, and what it was is not in the log. `line` is where the traceback starts.
+ */
+export function cutTracebackFinding(line: LineView, frames: SourceFrame[]): Finding {
+  const f = notOomFinding(line, 2, 'the log ends inside a Python traceback (its exception line was cut off)', false, [lookAtFailure('the innermost frame of your code in the traceback (the exception itself is not in the log)')]);
+  f.frames = frames;
+  const spawned = f.rank === undefined ? spawnRank(line, 0) : undefined;
+  if (spawned !== undefined) f.rank = spawned;
+  return { ...f, facts: { tier: 2, cutTraceback: 1 } };
+}
+
 export const otherFailure: Signature = {
   id: 'other-failure',
   platform: 'cpu',
@@ -698,11 +710,7 @@ export const otherFailure: Signature = {
         f.frames = cut;
         return f;
       }
-      const f = notOomFinding(line, 2, 'the log ends inside a Python traceback (its exception line was cut off)', false, [lookAtFailure('the innermost frame of your code in the traceback (the exception itself is not in the log)')]);
-      f.frames = cut;
-      const spawned = f.rank === undefined ? spawnRank(line, 0) : undefined;
-      if (spawned !== undefined) f.rank = spawned;
-      return { ...f, facts: { tier: 2, cutTraceback: 1 } };
+      return cutTracebackFinding(line, cut);
     }
     // The what() line under "terminate called after throwing …" belongs to that abort (read with it above).
     if (/^\s*what\(\):/.test(text) && /terminate called after throwing/.test(line.previous(1) ?? '')) return undefined;
