@@ -104,6 +104,8 @@ export class FindingSink {
   /** The first group of each deviceless key (see devicelessKey). */
   private readonly byDevicelessKey = new Map<string, Group>();
   private dropped = 0;
+  /** Groups a whole print of their failure took over (poorerPrintOf), by that print's key. */
+  private readonly renamed = new Map<string, Group>();
   /** Lines that an earlier finding said print the rest of it, by line number. */
   private readonly claimedLines = new Map<number, Group>();
 
@@ -121,7 +123,21 @@ export class FindingSink {
       const text = line.next(k);
       if (text !== undefined) evidence.push(evidenceLine(line.lineNumber + k, text));
     }
-    const existing = this.groups.get(key) ?? this.sameFailureOtherwiseNamed(finding);
+    const poorer = this.poorerPrintOf(finding);
+    if (poorer) {
+      // The same failure printed whole after a short form of it (an issue's title line, then the full message): the whole
+      // message's reading (its kind may depend on the numbers the short form lacks) speaks for both.
+      // The group keeps its place (the root comes first), and is found again under the whole message's key.
+      this.renamed.set(key, poorer);
+      poorer.finding = finding;
+      poorer.numbers = { ...poorer.numbers, ...finding.numbers };
+      if (finding.device !== undefined) poorer.device = finding.device;
+      poorer.occurrences++;
+      for (const e of evidence) if (poorer.evidence.length < MAX_EVIDENCE && !poorer.evidence.some((x) => x.line === e.line)) poorer.evidence.push(e);
+      if (poorer.frames.length === 0) Object.assign(poorer, finding.frames ? { frames: finding.frames } : tracebackOf(line, finding));
+      return;
+    }
+    const existing = this.groups.get(key) ?? this.renamed.get(key) ?? this.sameFailureOtherwiseNamed(finding);
     if (existing) {
       existing.occurrences++;
       for (const field of NUMBER_FIELDS) if (existing.numbers[field] === undefined && finding.numbers[field] !== undefined) existing.numbers[field] = finding.numbers[field];
@@ -177,6 +193,7 @@ export class FindingSink {
       if (!group) continue;
       this.groups.delete(group.key);
       for (const [key, g] of this.byDevicelessKey) if (g === group) this.byDevicelessKey.delete(key);
+      for (const [key, g] of this.renamed) if (g === group) this.renamed.delete(key);
       const numbers = { ...finding.numbers };
       for (const field of NUMBER_FIELDS) if (numbers[field] === undefined && group.numbers[field] !== undefined) numbers[field] = group.numbers[field];
       finding.numbers = numbers;
@@ -191,6 +208,21 @@ export class FindingSink {
    * The group of the same failure printed once with its device and once without (torch_xla's
    * glog lines name no device, its "Exception in device=TPU:6:" line does), if there is one.
    */
+  /**
+   * An earlier group of the same signature and rank whose numbers this finding repeats and adds to (every number it has is
+   * this finding's, and this finding has more), on no other device: a short print of the same failure.
+   */
+  private poorerPrintOf(finding: Finding): Group | undefined {
+    if (finding.role !== 'failure' || finding.fallback || typeof finding.facts?.group === 'string') return undefined;
+    const fields = NUMBER_FIELDS.filter((f) => finding.numbers[f] !== undefined);
+    return [...this.groups.values()].find((g) => {
+      if (g.finding.signature !== finding.signature || g.finding.role !== 'failure' || g.rank !== finding.rank) return false;
+      if (g.device !== undefined && g.device !== finding.device) return false;
+      const have = NUMBER_FIELDS.filter((f) => g.numbers[f] !== undefined);
+      return have.length > 0 && have.length < fields.length && have.every((f) => g.numbers[f] === finding.numbers[f]);
+    });
+  }
+
   private sameFailureOtherwiseNamed(finding: Finding): Group | undefined {
     const deviceless = devicelessKey(finding);
     const group = deviceless !== undefined ? this.byDevicelessKey.get(deviceless) : undefined;

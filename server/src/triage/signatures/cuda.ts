@@ -627,6 +627,47 @@ export const tailWatchdogFrames: Signature = {
   },
 };
 
+/**
+ * PyTorch 2.4+'s flight-recorder dump signal (ProcessGroupNCCL.cpp): when a collective times out, every rank is told to dump
+ * its debug info, and each prints "Received a dump signal due to a collective timeout from this local rank and we will try our
+ * best to dump the debug info. Last enqueued NCCL work: 23, last completed NCCL work: 23." ("from rank N" on the ranks that
+ * were told). A log may hold these lines and not the watchdog's own timeout line: a collective timed out, a hang.
+ */
+const DUMP_SIGNAL = /\bReceived a dump signal due to a collective timeout from (this local rank|\s*rank (\d+))\b(?:.*?Last enqueued \w+ work: (-?\d+), last completed \w+ work: (-?\d+))?/;
+
+const dumpSignal: Signature = {
+  id: 'nccl-dump-signal',
+  platform: 'cuda',
+  needles: ['Received a dump signal due to a collective timeout'],
+  match(line) {
+    const m = DUMP_SIGNAL.exec(line.content);
+    if (!m) return undefined;
+    const rank = line.rank ?? inlineRank(line.content);
+    const facts: Record<string, string | number> = {};
+    if (m[3] !== undefined) {
+      facts.lastEnqueued = Number(m[3]);
+      facts.lastCompleted = Number(m[4]);
+    }
+    const stalled = m[3] !== undefined && m[3] === m[4] ? ' (every collective it enqueued had completed: it was waiting for others)' : '';
+    return {
+      signature: 'nccl-dump-signal',
+      role: 'timeout',
+      kind: 'hang',
+      platform: collectivePlatform(line.content),
+      catchable: false,
+      summary: `Collective timeout: rank ${m[2] ?? rank ?? '?'} timed out and told the ranks to dump their debug info` + stalled,
+      explanation:
+        'A collective did not finish within the process group\'s timeout, and the watchdog signalled every rank to dump its flight recorder. ' +
+        'Collectives wait for every rank, so the rank that never arrived (it failed earlier, often an OOM, took another code path, or is still busy) is the cause; ' +
+        'a rank whose last enqueued and last completed work are equal was waiting for the others.',
+      ...(rank !== undefined && { rank }),
+      numbers: {},
+      fixes: [findTheRootRank, flightRecorder, agreeOnFailure],
+      facts,
+    };
+  },
+};
+
 /** The heartbeat monitor: the watchdog thread itself made no progress (often stuck in a CUDA call). */
 const watchdogStuck: Signature = {
   id: 'nccl-watchdog-stuck',
@@ -904,7 +945,11 @@ const otherRuntimeError: Signature = {
         fixes: [shrinkPeak()],
       };
     }
-    const device = m[1] === 'CUDA' ? caffe2Device(line) : undefined;
+    // ggml's abort on any failed CUDA call prints the device and the call under the error ("  current device: 0, in function
+    // ggml_backend_cuda_synchronize at …", "  cudaStreamSynchronize(…)") and then aborts: nothing could catch it.
+    const ggml = GGML_DEVICE.exec(unlogged(line.next(1)));
+    const device = ggml ? Number(ggml[1]) : m[1] === 'CUDA' ? caffe2Device(line) : undefined;
+    const hipCall = ggml !== null && /^\s*hip[A-Z]\w*\(/.test(unlogged(line.next(2)));
     // PyTorch's ROCm build raises HIP's errors as "CUDA error: …" (hipified sources); a ROCm math library's status on the
     // lines just above ("bgemm_internal_cublaslt error: HIPBLAS_STATUS_INTERNAL_ERROR when calling hipblasLtMatmul", an
     // MIOpen or rocBLAS error) says the build is ROCm's.
@@ -915,8 +960,8 @@ const otherRuntimeError: Signature = {
       signature: 'cuda-runtime-error',
       role: 'failure',
       kind: 'not-oom',
-      platform: m[1] === 'HIP' || rocmBuild ? 'rocm' : 'cuda',
-      catchable: /Error\b/.test(line.content.slice(0, m.index)),
+      platform: m[1] === 'HIP' || rocmBuild || hipCall ? 'rocm' : 'cuda',
+      catchable: !ggml && /Error\b/.test(line.content.slice(0, m.index)),
       summary: `Not an OOM: ${m[1]} error: ${m[2]!.trim()}`,
       explanation:
         `The ${m[1]} runtime reported an error that is not about memory capacity. "no kernel image is available" means the build has no code for this GPU's ` +
@@ -1144,34 +1189,58 @@ const driverStatus: Signature = {
 };
 
 /**
- * detectron2's retry_if_cuda_oom (detectron2/utils/memory.py) catching an OOM it could not clear with empty_cache and running
- * the function again with its inputs on the CPU: it logs "Attempting to copy inputs of <function …> to CPU due to CUDA OOM".
- * The run goes on, slower, so this speaks only for a log where nothing else failed (a fallback finding).
+ * An application's own report that it caught a device OOM and went on, when its log keeps nothing else of it. These are
+ * fallback findings: they speak only for a log where nothing else failed (the OOM's own message, when present, is read
+ * with its numbers instead).
+ * - detectron2's retry_if_cuda_oom (detectron2/utils/memory.py), after an OOM that empty_cache did not clear: "Attempting to
+ *   copy inputs of <function …> to CPU due to CUDA OOM", then the function runs again on the CPU;
+ * - ComfyUI's prompt executor (execution.py), after the memory summary: "Got an OOM, unloading all loaded models.", then
+ *   the prompt fails and the next one starts with the models unloaded.
  */
-const DETECTRON2_CPU_RETRY = /\bAttempting to copy inputs(?: of (.+?))? to CPU due to CUDA OOM\b/;
+const CAUGHT_OOM_REPORTS: readonly { re: RegExp; summary: (m: RegExpExecArray) => string; explanation: string; fix: string }[] = [
+  {
+    re: /\bAttempting to copy inputs(?: of (.+?))? to CPU due to CUDA OOM\b/,
+    summary: (m) => `CUDA out of memory, caught by detectron2: ${m[1] ?? 'the function'} ran again on the CPU`,
+    explanation:
+      'detectron2 caught a CUDA OOM in this function, emptied the cache and retried, ran out again, and then copied the inputs to the CPU to finish there. ' +
+      'Nothing failed, but this step now runs on the CPU: the inputs (often a large image or many masks at inference) need more GPU memory than is left.',
+    fix: 'the input size at inference (image size, number of proposals or masks post-processed at once)',
+  },
+  {
+    re: /\bGot an OOM, unloading all loaded models\b/,
+    summary: () => 'Out of memory, caught by ComfyUI: the prompt failed and every loaded model was unloaded',
+    explanation:
+      'ComfyUI caught the device\'s out-of-memory error while running a node, printed the allocator\'s memory summary, and unloaded all models so the next prompt ' +
+      'starts clean. The node\'s inputs (resolution, batch, frames) and the models it keeps loaded together did not fit.',
+    fix: 'the node\'s resolution, batch or frame count, or ComfyUI\'s --lowvram / --novram',
+  },
+];
 
-const detectron2CpuRetry: Signature = {
-  id: 'detectron2-cpu-retry',
+const caughtOomReport: Signature = {
+  id: 'caught-oom-report',
   platform: 'cuda',
-  needles: ['CPU due to CUDA OOM'],
+  needles: ['CPU due to CUDA OOM', 'Got an OOM, unloading'],
   match(line) {
-    const m = DETECTRON2_CPU_RETRY.exec(line.content);
-    if (!m) return undefined;
-    return {
-      signature: 'detectron2-cpu-retry',
-      role: 'failure',
-      kind: 'catchable-oom',
-      platform: 'cuda',
-      catchable: true,
-      fallback: 'oom',
-      summary: `CUDA out of memory, caught by detectron2: ${m[1] ?? 'the function'} ran again on the CPU`,
-      explanation:
-        'detectron2 caught a CUDA OOM in this function, emptied the cache and retried, ran out again, and then copied the inputs to the CPU to finish there. ' +
-        'Nothing failed, but this step now runs on the CPU: the inputs (often a large image or many masks at inference) need more GPU memory than is left.',
-      ...(line.rank !== undefined && { rank: line.rank }),
-      numbers: {},
-      fixes: [shrinkPeak('the input size at inference (image size, number of proposals or masks post-processed at once)')],
-    };
+    for (const report of CAUGHT_OOM_REPORTS) {
+      const m = report.re.exec(line.content);
+      if (!m) continue;
+      // The OOM was the device's; with no accelerator named around it, it reads as the engine reads an unnamed GPU (cuda).
+      const near = platformNear(line, 60);
+      return {
+        signature: 'caught-oom-report',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: near === 'cpu' ? 'cuda' : near,
+        catchable: true,
+        fallback: 'oom',
+        summary: report.summary(m),
+        explanation: report.explanation,
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: {},
+        fixes: [shrinkPeak(report.fix)],
+      };
+    }
+    return undefined;
   },
 };
 
@@ -1359,7 +1428,7 @@ export const signatures: readonly Signature[] = [
   rmmOom,
   cupyOom,
   paddleOom,
-  detectron2CpuRetry,
+  caughtOomReport,
   deepmdOom,
   tensorrtOom,
   ortArena,
@@ -1377,6 +1446,7 @@ export const signatures: readonly Signature[] = [
   ncclTestFailure,
   driverStatus,
   watchdogTimeout,
+  dumpSignal,
   watchdogStuck,
   desyncReport,
   ncclError,
