@@ -172,7 +172,8 @@ export class FindingSink {
       ...(finding.device !== undefined && { device: finding.device }),
       ...(finding.rank !== undefined && { rank: finding.rank }),
       ranks: new Set(finding.rank !== undefined ? [finding.rank] : []),
-      ...((finding.role === 'timeout' || finding.role === 'stuck') && !finding.raised ? { frames: [] } : finding.frames ? { frames: finding.frames } : earlier && earlier.frames.length > 0 ? { frames: earlier.frames } : tracebackOf(line, finding)),
+      // A timeout's traceback above it is some other failure's, unless the timeout was raised there; the stack it names itself is its own.
+      ...(finding.frames ? { frames: finding.frames } : (finding.role === 'timeout' || finding.role === 'stuck') && !finding.raised ? { frames: [] } : earlier && earlier.frames.length > 0 ? { frames: earlier.frames } : tracebackOf(line, finding)),
       evidence: evidence.slice(0, MAX_EVIDENCE),
       occurrences: 1,
     };

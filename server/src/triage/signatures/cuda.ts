@@ -17,7 +17,7 @@ import {
 import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
-import type { Fix, Platform } from '../../protocol';
+import type { Fix, Platform, SourceFrame } from '../../protocol';
 import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, previousFrame, thrownByTerminate } from './lineContext';
 import { platformNear } from './otherOom';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
@@ -554,6 +554,31 @@ function collectivePlatform(content: string): Platform {
   return 'cuda';
 }
 
+/**
+ * The Python stack of the collective that timed out, which PyTorch 2.6+ prints a few lines under the timeout from its flight
+ * recorder ("Stack trace of the failed collective:", then "#0 all_reduce from /…/distributed_c10d.py:3068", "#2 <module> from
+ * /home/u/train.py:24", innermost first): where the program issued the collective the other ranks never joined. Outermost
+ * first, as tracebacks are read.
+ */
+const FAILED_COLLECTIVE_STACK = /\bStack trace of the failed collective:\s*$/;
+const FLIGHT_RECORDER_FRAME = /^\s*#\d+ (\S+) from (.+):(\d+)\s*$/;
+/** As far as the engine lets a signature read ahead; a desync report between the two can push the stack past it. */
+const STACK_LOOKAHEAD_LINES = 12;
+
+function failedCollectiveStack(line: LineView): SourceFrame[] {
+  for (let k = 1; k <= STACK_LOOKAHEAD_LINES; k++) {
+    if (!FAILED_COLLECTIVE_STACK.test(line.next(k) ?? '')) continue;
+    const frames: SourceFrame[] = [];
+    for (let j = k + 1; ; j++) {
+      const frame = FLIGHT_RECORDER_FRAME.exec(line.next(j) ?? '');
+      if (!frame) break;
+      frames.unshift({ file: frame[2]!, line: Number(frame[3]), function: frame[1]! });
+    }
+    return frames;
+  }
+  return [];
+}
+
 /** ProcessGroupNCCL's (or HCCL's, XCCL's) watchdog found a collective that did not finish in time. */
 const watchdogTimeout: Signature = {
   id: 'nccl-watchdog-timeout',
@@ -574,7 +599,9 @@ const watchdogTimeout: Signature = {
       facts.timeoutMs = Number(work[5]);
     }
     const op = work ? `${work[2]} #${work[1]}` : 'a collective';
+    const frames = failedCollectiveStack(line);
     return {
+      ...(frames.length > 0 && { frames }),
       signature: 'nccl-watchdog-timeout',
       role: 'timeout',
       kind: 'hang',
