@@ -17,7 +17,7 @@ import { inlineRank, splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES, TAIL_SIGNATURES } from './signatures';
 import { chooseFailure, cutTracebackFinding, TAIL_ANCHORS } from './signatures/otherFailure';
 import { mentionsFailure, OOM_BEFORE_FAILURE_LINES, runWentOn, STATED_FAILURE_LINES, statedFailure, statesFailure, statesOomAtEnd } from './signatures/statedFailure';
-import { oomStatedAtEnd, platformNamedIn, SETTINGS_DUMP } from './signatures/otherOom';
+import { NAMES_NO_PLATFORM, oomStatedAtEnd, platformNamedIn } from './signatures/otherOom';
 import type { Finding, FollowingTraceback, LineView, Signature } from './signatures/types';
 import { FindingSink } from './verdicts';
 
@@ -321,9 +321,8 @@ export class TriageEngine {
     // Not for a host process's own crash (a DataLoader worker's), which is on the host whatever device the run uses.
     if ((chosen.finding.signature === 'other-failure' || chosen.finding.signature === 'stated-failure') && chosen.finding.platform === 'cpu' && chosen.finding.facts?.hostProcess === undefined) {
       // Not when the log says it ran without one ("No GPU/TPU found", "CUDA is not available").
-      // A dump of every setting's name a server knows (ollama's startup 'msg="server config" env="map[CUDA_VISIBLE_DEVICES:
-      // HIP_VISIBLE_DEVICES: HSA_OVERRIDE_GFX_VERSION: …]"') names every platform and says nothing about this host's.
-      const settings = ascii.split('\n').filter((l) => !SETTINGS_DUMP.test(l)).join('\n');
+      // Lines that name platforms this host does not have (a server's dump of setting names, Lightning's banner) are left out.
+      const settings = ascii.split('\n').filter((l) => !NAMES_NO_PLATFORM.test(l)).join('\n');
       const named = /\bno (?:GPU|CUDA|TPU|NPU)\b[\w\/ ]{0,20}(?:found|available|detected)|\b(?:CUDA|GPU) (?:is )?not available|cuda\.is_available\(\) (?:is|returned) False/i.test(ascii) ? undefined : platformNamedIn(settings);
       if (named !== undefined) chosen.finding.platform = named;
     }

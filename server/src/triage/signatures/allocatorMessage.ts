@@ -26,7 +26,7 @@ import {
   singleAllocationTooLarge,
 } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
-import { softWrapped, unwrapped } from './lineContext';
+import { richRecordMessage, softWrapped, unwrapped } from './lineContext';
 import type { Finding, LineView, Numbers } from './types';
 
 export interface AllocatorMessage {
@@ -185,6 +185,9 @@ export function allocatorMessageComplete(text: string): boolean {
  * rich's exception panel) put back.
  */
 export function allocatorMessageText(line: LineView): string {
+  // A record of rich's logging handler, its message wrapped in a column ("… ERROR: CUDA   batch_handler.py:574" / "out of memory. …").
+  const rich = /^\s{4,}\S/.test(line.content) ? richRecordMessage(line) : undefined;
+  if (rich !== undefined && /out of memory/.test(rich)) return rich;
   // The message broken at its sentences ("HIP out of memory. " / "Tried to allocate …" / "Of the allocated
   // memory …", as ComfyUI prints it): the head is alone on its line, so the lines after it are joined.
   // The compact sentence on the line under a head that ends after its request.

@@ -45,15 +45,16 @@ const cpuAllocator: Signature = {
  */
 /** The exception's line, also behind a logger's timestamp and bracketed field (Twisted's "2018-07-26 20:54:41+0000 [-] MemoryError"). */
 const MEMORY_ERROR = /^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:\[[^\]]*\] )?)?(?:[A-Za-z_]\w*\.)*_?(?:Array)?MemoryError\b/;
-const NUMPY_REQUEST = /Unable to allocate (\d[\d,]*(?:\.\d*)?)\s?(bytes|[KMGTPE]iB) for an array with shape/;
+/** NumPy's message, also alone: an application that caught the error and printed its message ("Error Occured: unable to allocate …"). */
+const NUMPY_REQUEST = /[Uu]nable to allocate (\d[\d,]*(?:\.\d*)?)\s?(bytes|[KMGTPE]iB) for an array with shape/;
 
 const pythonMemoryError: Signature = {
   id: 'python-memory-error',
   platform: 'cpu',
-  needles: ['MemoryError'],
+  needles: ['MemoryError', 'nable to allocate'],
   match(line) {
     // Twisted's Failure and Python 2's repr name the type inside the line: "[Failure instance: Traceback: <type 'exceptions.MemoryError'>: ".
-    if (!MEMORY_ERROR.test(line.content) && !/<(?:type|class) '(?:exceptions\.)?MemoryError'>/.test(line.content)) return undefined;
+    if (!MEMORY_ERROR.test(line.content) && !/<(?:type|class) '(?:exceptions\.)?MemoryError'>/.test(line.content) && !NUMPY_REQUEST.test(line.content)) return undefined;
     // Theano/pygpu raise MemoryError for a GPU allocation ("Error allocating N bytes of device memory
     // (out of memory). Driver report …"): that is device memory, read by the other-OOM fallback.
     if (/of device memory/.test(line.content)) return undefined;

@@ -11,6 +11,7 @@ import {
   debugAsync,
   findTheRootRank,
   flightRecorder,
+  hostMemory,
   ncclHeadroom,
   shrinkPeak,
 } from '../fixes';
@@ -18,7 +19,7 @@ import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform, SourceFrame } from '../../protocol';
-import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, previousFrame, thrownByTerminate } from './lineContext';
+import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, ORT_DEVICE, previousFrame, thrownByTerminate } from './lineContext';
 import { platformNear } from './otherOom';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
@@ -125,16 +126,11 @@ const mallocAsync: Signature = {
  * memory": CTranslate2's "CUDA failed with error out of memory" (faster-whisper), vLLM's cumem allocator
  * "CUDA Error: out of memory at csrc/cumem_allocator.cpp:62" (sleep/wake_up), FasterTransformer and
  * its forks (lmdeploy's TurboMind, TensorRT-LLM's plugins) "[FT][ERROR] CUDA runtime error: out of
- * memory /path/memory_utils.cu:32", "[TM][ERROR] ...". All raise an exception the caller can catch.
+ * memory /path/memory_utils.cu:32", "[TM][ERROR] ..."; TensorRT-LLM's own check (cudaUtils.h: "[TensorRT-LLM][ERROR] CUDA
+ * runtime error in <call>: out of memory (<file>:<line>)"); onnxruntime's ("CUDA failure 2: out of memory ; GPU=0 ; …",
+ * ORT_DEVICE). All raise an exception the caller can catch.
  */
 const OTHER_RUNTIMES_OOM = /\bCUDA (?:[Rr]untime [Ee]rror|Error):? out of memory|\bCUDA failed with error:? out of memory|\bCUDA runtime error in \S.*?: out of memory|\bCUDA failure \d+: out of memory/;
-/**
- * TensorRT-LLM's check (cpp/include/tensorrt_llm/common/cudaUtils.h: "[TensorRT-LLM][ERROR] CUDA runtime
- * error in <call>: <cudaGetErrorString> (<file>:<line>)") and onnxruntime's CUDA execution provider
- * (core/providers/cuda/cuda_call.cc: "<lib> failure <code>: <message> ; GPU=<id> ; hostname=… ; file=… ;
- * line=… ; expr=<call>;"), which names the device.
- */
-const ORT_DEVICE = /; GPU=(\d+) ;/;
 
 /** An out-of-memory status returned by a CUDA runtime call rather than by the caching allocator. */
 const runtimeError: Signature = {
@@ -823,7 +819,9 @@ const illegalAccess: Signature = {
   needles: ['an illegal memory access was encountered'],
   match(line) {
     const hip = /HIP error/.test(line.content);
+    const device = ORT_DEVICE.exec(line.content)?.[1];
     return {
+      ...(device !== undefined && { device: Number(device) }),
       signature: 'cuda-illegal-address',
       role: 'failure',
       kind: 'not-oom',
@@ -1222,7 +1220,10 @@ const driverStatus: Signature = {
  * - detectron2's retry_if_cuda_oom (detectron2/utils/memory.py), after an OOM that empty_cache did not clear: "Attempting to
  *   copy inputs of <function …> to CPU due to CUDA OOM", then the function runs again on the CPU;
  * - ComfyUI's prompt executor (execution.py), after the memory summary: "Got an OOM, unloading all loaded models.", then
- *   the prompt fails and the next one starts with the models unloaded.
+ *   the prompt fails and the next one starts with the models unloaded;
+ * - the VAE decoders of ComfyUI ("Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.")
+ *   and of Forge ("Warning: Encountered Out of Memory during VAE decoding; Retrying with Tiled VAE Decoding..."), which
+ *   decode again in tiles.
  */
 const CAUGHT_OOM_REPORTS: readonly { re: RegExp; summary: (m: RegExpExecArray) => string; explanation: string; fix: string }[] = [
   {
@@ -1241,12 +1242,20 @@ const CAUGHT_OOM_REPORTS: readonly { re: RegExp; summary: (m: RegExpExecArray) =
       'starts clean. The node\'s inputs (resolution, batch, frames) and the models it keeps loaded together did not fit.',
     fix: 'the node\'s resolution, batch or frame count, or ComfyUI\'s --lowvram / --novram',
   },
+  {
+    re: /\bRan out of memory when regular VAE decoding\b|\bEncountered Out of Memory during VAE decoding\b/,
+    summary: () => 'Out of memory in the VAE decode, caught: decoding again in tiles',
+    explanation:
+      'Decoding the latents to pixels in one piece ran out of device memory; the UI caught it and decodes again in tiles, which needs less memory. ' +
+      'If the tiled decode fails too, the log shows that failure after this line; the image (or the video\'s frames) is large for the memory left.',
+    fix: 'the image or video size, or decode tiled from the start (a tiled VAE decode node)',
+  },
 ];
 
 const caughtOomReport: Signature = {
   id: 'caught-oom-report',
   platform: 'cuda',
-  needles: ['CPU due to CUDA OOM', 'Got an OOM, unloading'],
+  needles: ['CPU due to CUDA OOM', 'Got an OOM, unloading', 'memory when regular VAE', 'Out of Memory during VAE'],
   match(line) {
     for (const report of CAUGHT_OOM_REPORTS) {
       const m = report.re.exec(line.content);
@@ -1268,6 +1277,40 @@ const caughtOomReport: Signature = {
       };
     }
     return undefined;
+  },
+};
+
+/**
+ * TensorFlow's (and JAX's XLA's) pinned host allocator for GPU transfers (device_host_allocator.h: "could not allocate pinned
+ * host memory of size: 34359738368", logged as a warning when cudaHostAlloc fails): the host memory a GPU run stages its
+ * copies in could not be pinned. The caller gets no buffer; the error that follows, when the log has it, is read instead
+ * (a fallback finding).
+ */
+const TF_PINNED_HOST = /\b[Cc]ould not allocate pinned host memory of size: (\d+)/;
+
+const tfPinnedHost: Signature = {
+  id: 'tf-pinned-host-alloc',
+  platform: 'cuda',
+  needles: ['allocate pinned host memory of size'],
+  match(line) {
+    const m = TF_PINNED_HOST.exec(line.content);
+    if (!m) return undefined;
+    const requested = Number(m[1]);
+    return {
+      signature: 'tf-pinned-host-alloc',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'cuda',
+      catchable: true,
+      fallback: 'oom',
+      summary: `Out of pinned host memory: TensorFlow/XLA could not pin ${formatBytes(requested)} of host memory for GPU transfers`,
+      explanation:
+        'The GPU runtime stages host-device copies in page-locked (pinned) host memory; pinning this much failed, because the host had too little free RAM or ' +
+        'the driver\'s limit on locked memory was reached. The transfer\'s caller gets no buffer.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: { requestedBytes: requested },
+      fixes: [hostMemory, shrinkPeak('the host-side batches staged for the GPU (prefetch depth, batch size)')],
+    };
   },
 };
 
@@ -1456,6 +1499,7 @@ export const signatures: readonly Signature[] = [
   cupyOom,
   paddleOom,
   caughtOomReport,
+  tfPinnedHost,
   deepmdOom,
   tensorrtOom,
   ortArena,

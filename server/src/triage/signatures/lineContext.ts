@@ -105,6 +105,12 @@ export function unwrapped(line: LineView, maxLines = 3): string | undefined {
 }
 
 /**
+ * The device in onnxruntime's CUDA execution provider's check (core/providers/cuda/cuda_call.cc, after CNTK's: "<lib> failure
+ * <code>: <message> ; GPU=<id> ; hostname=… ; file=… ; line=… ; expr=<call>;"), which TensorRT-LLM's and others' errors quote.
+ */
+export const ORT_DEVICE = /; GPU=(\d+) ;/;
+
+/**
  * The C++ stack frame printed just above this one ("frame #1: c10d::…"), skipping the pieces of a frame that a
  * terminal or a paste hard-wrapped onto lines of their own ("…(0x7f6a… in /home/u/.cache/pypoetry/v" / "irtualenvs/…/libtorch_cuda.so)").
  */
@@ -116,6 +122,34 @@ export function previousFrame(line: LineView, maxWrapped = 2): string | undefine
     if (/\bframe #\d+: /.test(prev)) return prev;
   }
   return undefined;
+}
+
+/**
+ * rich's logging handler (RichHandler) lays a record out in columns: its first line ends in the source column ("ERROR    2024-11-28
+ * 13:24:44,248 app ERROR: CUDA   batch_handler.py:574"), and the message goes on in lines indented to the message column and
+ * padded to the console's width ("         out of memory. Tried to allocate 3.88 GiB. GPU 0      "). The record's message, its
+ * lines joined and the source column left out, for a line inside it; undefined when the line is in no such record.
+ */
+const RICH_RECORD_HEAD = /^(\S.*?)\s{2,}[\w.-]+\.py:\d+\s*$/;
+const RICH_CONTINUATION = /^\s{4,}\S/;
+const RICH_RECORD_LINES = 40;
+
+export function richRecordMessage(line: LineView): string | undefined {
+  const at = (r: number): string | undefined => (r < 0 ? line.previous(-r) : r === 0 ? line.content : line.next(r));
+  let head = 0;
+  while (!RICH_RECORD_HEAD.test(at(head) ?? '')) {
+    if (head <= -RICH_RECORD_LINES || !RICH_CONTINUATION.test(at(head) ?? '')) return undefined;
+    head--;
+  }
+  if (head === 0 && !RICH_CONTINUATION.test(line.next(1) ?? '')) return undefined;
+  const parts = [RICH_RECORD_HEAD.exec(at(head)!)![1]!];
+  for (let r = head + 1; r <= head + RICH_RECORD_LINES; r++) {
+    const text = at(r);
+    // The traceback the handler prints under the message is not part of it.
+    if (text === undefined || !RICH_CONTINUATION.test(text) || /^\s*Traceback \(most recent call last\)/.test(text)) break;
+    parts.push(text.trim());
+  }
+  return parts.join(' ');
 }
 
 /**

@@ -161,13 +161,18 @@ const invalidBufferSize: Signature = {
  * to the caller; MLX throws it ("[METAL] Command buffer execution failed: Insufficient Memory"), which
  * aborts the process when nothing catches it (libc++abi: terminating ...).
  */
+/** The error by its name, or as its NSError prints it ("Error Domain=MTLCommandBufferErrorDomain Code=8 \"Insufficient Memory (IOAF code 8)\""). */
+const COMMAND_BUFFER_OOM = /CommandBufferCallbackErrorOutOfMemory|MTLCommandBufferErrorOutOfMemory|\bMTLCommandBufferErrorDomain Code=8\b|Insufficient Memory \(IOAF code 8\)/;
+const SWIFT_FATAL = /(?:^|[^\w])Fatal error: /;
+
 const commandBufferOom: Signature = {
   id: 'metal-command-buffer-oom',
   platform: 'mps',
-  needles: ['CommandBufferCallbackErrorOutOfMemory', 'MTLCommandBufferErrorOutOfMemory'],
+  needles: ['CommandBufferCallbackErrorOutOfMemory', 'MTLCommandBufferErrorOutOfMemory', 'Insufficient Memory (IOAF code 8)'],
   match(line) {
-    if (!/CommandBufferCallbackErrorOutOfMemory|MTLCommandBufferErrorOutOfMemory/.test(line.content)) return undefined;
-    const aborted = thrownUncaught(line);
+    if (!COMMAND_BUFFER_OOM.test(line.content)) return undefined;
+    // Swift's runtime trap ("Fatal error: <error>: file main.swift, line 261", then the process dies of SIGILL) aborts too.
+    const aborted = thrownUncaught(line) || SWIFT_FATAL.test(line.content);
     const ggml = /command buffer \d+ failed with status/.test(`${line.next(1) ?? ''}\n${line.previous(1) ?? ''}`);
     return {
       signature: 'metal-command-buffer-oom',

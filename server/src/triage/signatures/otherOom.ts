@@ -130,7 +130,8 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // TPU inside the identifiers of the stacks that drive it: TensorFlow's and StreamExecutor's TpuPlatform, TPU_SYSTEM
   // device and TPUClusterResolver/TPUStrategy, vLLM's TPUExecutor, JAX's tpu_version and COLAB_TPU_ADDR, PJRT's
   // "device type tpu", libtpu's library, XRT's sources (xrt_computation_client.cc); not inside a word ("output").
-  ['xla-tpu', /\bTPU\b|torch_xla|\bXRT\w*|(?<![A-Za-z])(?:TPU|Tpu|tpu)(?![a-z])|\blibtpu\b|\bxrt_\w+/],
+  // Tenstorrent's stacks by name (tt-metal, tt-xla, ttnn): Headroom reads its cards as this class (tailAllocFailure.ts).
+  ['xla-tpu', /\bTPU\b|\bTenstorrent\b|\btt-(?:metal|xla|mlir|torch|forge)\b|\bttnn\b|torch_xla|\bXRT\w*|(?<![A-Za-z])(?:TPU|Tpu|tpu)(?![a-z])|\blibtpu\b|\bxrt_\w+/],
   // Habana's Gaudi by its PyTorch device and op namespace ("device=hpu:0", "hpu::_copy_from", torch.hpu), its bridge
   // (habana_frameworks) and SynapseAI; the bridge's fatal-signal handler (habana_helpers/signal_handler.cpp:
   // "Internal Error: Received signal - " << strsignal(signum)).
@@ -158,7 +159,12 @@ export function platformNamedIn(text: string): Platform | undefined {
   return undefined;
 }
 
-export const SETTINGS_DUMP = /\bmsg="server config" env="map\[/;
+/**
+ * Lines that name platforms without saying this host has them: a dump of every setting's name a server knows (ollama's
+ * 'msg="server config" env="map[CUDA_VISIBLE_DEVICES: HIP_VISIBLE_DEVICES: …]"'), and PyTorch Lightning's banner of the
+ * accelerators it did not find ("TPU available: False, using: 0 TPU cores", "HPU available: False, using: 0 HPUs").
+ */
+export const NAMES_NO_PLATFORM = /\bmsg="server config" env="map\[|\b[A-Z]PU available: False\b/;
 
 /** The platform the line and the lines around it (`back` above, `ahead` below) name. */
 export function platformNear(line: LineView, back = 30, ahead = 5): Platform {
@@ -169,9 +175,7 @@ export function platformNear(line: LineView, back = 30, ahead = 5): Platform {
     if (t === undefined) break;
     texts.push(t);
   }
-  // A dump of every setting's name a server knows (ollama's 'msg="server config" env="map[CUDA_VISIBLE_DEVICES: HIP_VISIBLE_DEVICES: …]"')
-  // names every platform and says nothing about this host's.
-  const text = texts.filter((t) => !SETTINGS_DUMP.test(t)).join('\n');
+  const text = texts.filter((t) => !NAMES_NO_PLATFORM.test(t)).join('\n');
   for (const [platform, re] of PLATFORM_WORDS) if (re.test(text)) return platform;
   return 'cpu';
 }
