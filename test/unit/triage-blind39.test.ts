@@ -54,7 +54,7 @@ describe('Metal', () => {
 });
 
 describe('applications that caught an OOM', () => {
-  it("reads the VAE decoders' tiled retry as a caught OOM, over a traceback the log cut", () => {
+  it("reads the VAE decoders' tiled retry as a caught OOM, over a traceback the log cut before its exception", () => {
     const log = ['Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.', 'Traceback (most recent call last):', '  File "/srv/ui/nodes.py", line 287, in decode', '    images = vae.decode(samples)', '  File "/srv/ui/comfy/sd.py", line 612, in decode'];
     expect(root(log.join('\n'))).toMatchObject({ kind: 'catchable-oom', catchable: true });
   });
@@ -75,5 +75,59 @@ describe("rich's logging handler", () => {
     expect(root(log.join('\n'))).toMatchObject({
       kind: 'fragmentation', device: 1, requestedBytes: 2 * GiB, freeBytes: 512 * 2 ** 20, processInUseBytes: Math.round(23.06 * GiB), reservedUnallocatedBytes: 2.5 * GiB,
     });
+  });
+});
+
+// A review of the session's classes found these on inputs of its own; each is held here.
+describe('noted OOMs give way to a failure the log states after them', () => {
+  it('a caught OOM report, then another error or a crash: the error is the verdict', () => {
+    const retry = 'Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.';
+    expect(root([retry, 'Prompt executed in 41.2 seconds', 'RuntimeError: mat1 and mat2 shapes cannot be multiplied (77x2048 and 768x320)'].join('\n'))?.kind).toBe('not-oom');
+    expect(root([retry, 'Segmentation fault (core dumped)'].join('\n'))?.kind).toBe('not-oom');
+    const pinned = '2025-01-01 10:00:00.000001: W tensorflow/core/common_runtime/device/device_host_allocator.h:46] could not allocate pinned host memory of size: 1073741824';
+    expect(root([pinned, "ValueError: Input 0 of layer 'dense' is incompatible with the layer"].join('\n'))?.kind).toBe('not-oom');
+  });
+
+  it("NumPy's message in a warning the run went on from is none", () => {
+    expect(root('Warning: unable to allocate 12.5 GiB for an array with shape (40000, 42000) and data type float64; using a memory-mapped file')).toBeUndefined();
+  });
+});
+
+describe('platform words that name no device of the run', () => {
+  it("an AMD CPU's built-in Radeon graphics beside an NVIDIA card is cuda", () => {
+    const log = ['GPU 0: NVIDIA GeForce RTX 3070 Laptop GPU', 'Model name: AMD Ryzen 7 5800H with Radeon Graphics', 'RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!'];
+    expect(root(log.join('\n'))?.platform).toBe('cuda');
+  });
+
+  it("a library's check of the device type is not MPS", () => {
+    const log = ['  File "/venv/lib/python3.11/site-packages/diffusers/utils/torch_utils.py", line 81, in randn_tensor', '    if device.type == "mps":', 'RuntimeError: Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!'];
+    expect(root(log.join('\n'))?.platform).toBe('cuda');
+  });
+});
+
+describe('prints of one OOM', () => {
+  it('a whole message, its short print, and the whole message again are one verdict', () => {
+    const whole = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.50 GiB is free.';
+    const verdicts = triageText([whole, 'caught OOM, skipping batch: CUDA out of memory. Tried to allocate 2.00 GiB', whole].join('\n'), 'log').verdicts;
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]!.evidence.map((e) => e.line)).toEqual([1, 2, 3]);
+  });
+});
+
+describe('stacks that are not failures, and requests with no size', () => {
+  it("logging's stack_info and traceback.print_stack at the end of a log are none", () => {
+    const frames = ['  File "/srv/app/train.py", line 40, in <module>', '    main()', '  File "/srv/app/train.py", line 31, in main'];
+    expect(root(['WARNING:root:checkpoint slow', 'Stack (most recent call last):', ...frames, '    log.warning("checkpoint slow", stack_info=True)'].join('\n'))).toBeUndefined();
+    expect(root(['step 3 loss 0.2', ...frames, '    traceback.print_stack()'].join('\n'))).toBeUndefined();
+  });
+
+  it("XLA's request for a named space prints no size, and none is made up", () => {
+    const v = root('jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Failed to allocate request for the program scratch space on device ordinal 0');
+    expect(v).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu' });
+    expect(v!.requestedBytes).toBeUndefined();
+  });
+
+  it("ggml's 'current device' names the device of an illegal memory access", () => {
+    expect(root('CUDA error: an illegal memory access was encountered\n  current device: 1, in function ggml_backend_cuda_synchronize at ggml-cuda.cu:2300')).toMatchObject({ kind: 'not-oom', device: 1 });
   });
 });

@@ -357,8 +357,9 @@ export class TriageEngine {
 
   /**
    * A log whose last lines are the frames of a Python traceback with neither its header nor its exception line (a paste
-   * that kept only the middle): an exception ended the run there. At least two frames, so that an indented line or
-   * a lone path is no traceback.
+   * that kept only the middle): an exception ended the run there. At least two of Python's frame lines, so that an
+   * indented line or a lone path is no traceback; not a stack the program printed (traceback.print_stack, logging's
+   * stack_info).
    */
   private headlessTraceback(from: number, ascii: string): { finding: Finding; view: PieceLineView } | undefined {
     const body: { text: string; start: number }[] = [];
@@ -371,14 +372,18 @@ export class TriageEngine {
       const text = this.tailLineView(from, ascii, from + start).content;
       const wrappedHead = body.length > 0 && CUT_FRAME_HEAD.test(text);
       if (!isTracebackBody(text) && !wrappedHead) {
-        if (isTracebackHeader(text)) return undefined;
+        // A headed traceback is the tail pass's; logging's stack_info ("Stack (most recent call last):") is no failure.
+        if (isTracebackHeader(text) || /^\s*Stack \(most recent call last\):?\s*$/.test(text)) return undefined;
         break;
       }
       body.push({ text, start });
     }
     body.reverse();
     const frames = framesOf(body.map((b) => b.text));
-    if (frames.length < 2) return undefined;
+    // Python's own frame lines ('File "…", line N', IPython's "~/lib/x.py in f(a, b)"), two at least; a stack the program
+    // printed on purpose is none.
+    if (frames.length < 2 || body.filter((b) => /^\s*File "|^\S+\.py in [\w<>]+\(/.test(b.text)).length < 2) return undefined;
+    if (/\b(?:print_stack|format_stack|extract_stack|print_tb)\(/.test(body[body.length - 1]!.text)) return undefined;
     const first = body.find((b) => parseFrameLine(b.text) !== undefined || CUT_FRAME_HEAD.test(b.text)) ?? body[0]!;
     const view = this.tailLineView(from, ascii, from + first.start);
     return this.withImpliedRank(cutTracebackFinding(view, frames), view);

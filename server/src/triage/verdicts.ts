@@ -104,7 +104,7 @@ export class FindingSink {
   /** The first group of each deviceless key (see devicelessKey). */
   private readonly byDevicelessKey = new Map<string, Group>();
   private dropped = 0;
-  /** Groups a whole print of their failure took over (poorerPrintOf), by that print's key. */
+  /** Groups a whole print of their failure took over (shorterPrint), by that print's key. */
   private readonly renamed = new Map<string, Group>();
   /** Lines that an earlier finding said print the rest of it, by line number. */
   private readonly claimedLines = new Map<number, Group>();
@@ -123,21 +123,22 @@ export class FindingSink {
       const text = line.next(k);
       if (text !== undefined) evidence.push(evidenceLine(line.lineNumber + k, text));
     }
-    const poorer = this.poorerPrintOf(finding);
-    if (poorer) {
+    const exact = this.groups.get(key) ?? this.renamed.get(key);
+    const shortPrint = exact ? undefined : this.shorterPrint(finding, 'earlier');
+    if (shortPrint) {
       // The same failure printed whole after a short form of it (an issue's title line, then the full message): the whole
       // message's reading (its kind may depend on the numbers the short form lacks) speaks for both.
       // The group keeps its place (the root comes first), and is found again under the whole message's key.
-      this.renamed.set(key, poorer);
-      poorer.finding = finding;
-      poorer.numbers = { ...poorer.numbers, ...finding.numbers };
-      if (finding.device !== undefined) poorer.device = finding.device;
-      poorer.occurrences++;
-      for (const e of evidence) if (poorer.evidence.length < MAX_EVIDENCE && !poorer.evidence.some((x) => x.line === e.line)) poorer.evidence.push(e);
-      if (poorer.frames.length === 0) Object.assign(poorer, finding.frames ? { frames: finding.frames } : tracebackOf(line, finding));
+      this.renamed.set(key, shortPrint);
+      shortPrint.finding = finding;
+      shortPrint.numbers = { ...shortPrint.numbers, ...finding.numbers };
+      if (finding.device !== undefined) shortPrint.device = finding.device;
+      shortPrint.occurrences++;
+      for (const e of evidence) if (shortPrint.evidence.length < MAX_EVIDENCE && !shortPrint.evidence.some((x) => x.line === e.line)) shortPrint.evidence.push(e);
+      if (shortPrint.frames.length === 0) Object.assign(shortPrint, finding.frames ? { frames: finding.frames } : tracebackOf(line, finding));
       return;
     }
-    const existing = this.groups.get(key) ?? this.renamed.get(key) ?? this.sameFailureOtherwiseNamed(finding);
+    const existing = exact ?? this.shorterPrint(finding, 'this') ?? this.sameFailureOtherwiseNamed(finding);
     if (existing) {
       existing.occurrences++;
       for (const field of NUMBER_FIELDS) if (existing.numbers[field] === undefined && finding.numbers[field] !== undefined) existing.numbers[field] = finding.numbers[field];
@@ -206,24 +207,29 @@ export class FindingSink {
   }
 
   /**
-   * The group of the same failure printed once with its device and once without (torch_xla's
-   * glog lines name no device, its "Exception in device=TPU:6:" line does), if there is one.
+   * The group of a shorter and a whole print of one failure (an issue's title line and the full message, in either order):
+   * the same signature and rank, on no other device, every number of the shorter print equal to the whole one's, and the
+   * whole one with more. `shorter` says which is this finding's: 'earlier' finds an earlier shorter print this finding
+   * completes, 'this' an earlier whole print this finding repeats in short.
    */
-  /**
-   * An earlier group of the same signature and rank whose numbers this finding repeats and adds to (every number it has is
-   * this finding's, and this finding has more), on no other device: a short print of the same failure.
-   */
-  private poorerPrintOf(finding: Finding): Group | undefined {
+  private shorterPrint(finding: Finding, shorter: 'earlier' | 'this'): Group | undefined {
     if (finding.role !== 'failure' || finding.fallback || typeof finding.facts?.group === 'string') return undefined;
-    const fields = NUMBER_FIELDS.filter((f) => finding.numbers[f] !== undefined);
+    const fields = (n: Numbers) => NUMBER_FIELDS.filter((f) => n[f] !== undefined);
+    const contains = (whole: Numbers, part: Numbers) => {
+      const have = fields(part);
+      return have.length > 0 && have.length < fields(whole).length && have.every((f) => part[f] === whole[f]);
+    };
     return [...this.groups.values()].find((g) => {
       if (g.finding.signature !== finding.signature || g.finding.role !== 'failure' || g.rank !== finding.rank) return false;
-      if (g.device !== undefined && g.device !== finding.device) return false;
-      const have = NUMBER_FIELDS.filter((f) => g.numbers[f] !== undefined);
-      return have.length > 0 && have.length < fields.length && have.every((f) => g.numbers[f] === finding.numbers[f]);
+      if (g.device !== undefined && finding.device !== undefined && g.device !== finding.device) return false;
+      return shorter === 'earlier' ? contains(finding.numbers, g.numbers) : contains(g.numbers, finding.numbers);
     });
   }
 
+  /**
+   * The group of the same failure printed once with its device and once without (torch_xla's
+   * glog lines name no device, its "Exception in device=TPU:6:" line does), if there is one.
+   */
   private sameFailureOtherwiseNamed(finding: Finding): Group | undefined {
     const deviceless = devicelessKey(finding);
     const group = deviceless !== undefined ? this.byDevicelessKey.get(deviceless) : undefined;
@@ -235,17 +241,20 @@ export class FindingSink {
     return this.dropped;
   }
 
-  /** True when no finding has been added (the engine's tail pass runs only then). */
+  /** True when no finding but noted OOMs has been added (the engine's tail pass runs only then). */
   get empty(): boolean {
-    return this.groups.size === 0 && this.dropped === 0;
+    return this.dropped === 0 && [...this.groups.values()].every((g) => g.finding.fallback === 'noted-oom');
   }
 
   verdicts(): Verdict[] {
     // Fallback findings only speak for a log no specific signature read, and then only one of them:
-    // the first other out-of-memory error, else the failure the engine's tail pass chose.
+    // the first other out-of-memory error, else the failure the engine's tail pass chose, else a noted OOM.
     const all = [...this.groups.values()];
     const specific = all.filter((g) => !g.finding.fallback);
-    const fallback = all.find((g) => g.finding.fallback === 'oom') ?? all.find((g) => g.finding.fallback === 'failure');
+    const failure = all.find((g) => g.finding.fallback === 'failure');
+    const noted = all.find((g) => g.finding.fallback === 'noted-oom');
+    // A traceback cut before its exception says nothing of what failed: an OOM the log noted just as much is the likelier cause.
+    const fallback = all.find((g) => g.finding.fallback === 'oom') ?? (noted && failure?.finding.facts?.cutTraceback !== undefined ? noted : failure ?? noted);
     const groups = specific.length > 0 ? specific : fallback ? [fallback] : [];
     const byRole = (role: Finding['role']): Group | undefined => groups.find((g) => g.finding.role === role);
     const timeout = byRole('timeout');

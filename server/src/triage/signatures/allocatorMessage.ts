@@ -186,7 +186,7 @@ export function allocatorMessageComplete(text: string): boolean {
  */
 export function allocatorMessageText(line: LineView): string {
   // A record of rich's logging handler, its message wrapped in a column ("… ERROR: CUDA   batch_handler.py:574" / "out of memory. …").
-  const rich = /^\s{4,}\S/.test(line.content) ? richRecordMessage(line) : undefined;
+  const rich = richRecordMessage(line);
   if (rich !== undefined && /out of memory/.test(rich)) return rich;
   // The message broken at its sentences ("HIP out of memory. " / "Tried to allocate …" / "Of the allocated
   // memory …", as ComfyUI prints it): the head is alone on its line, so the lines after it are joined.

@@ -54,7 +54,9 @@ const pythonMemoryError: Signature = {
   needles: ['MemoryError', 'nable to allocate'],
   match(line) {
     // Twisted's Failure and Python 2's repr name the type inside the line: "[Failure instance: Traceback: <type 'exceptions.MemoryError'>: ".
-    if (!MEMORY_ERROR.test(line.content) && !/<(?:type|class) '(?:exceptions\.)?MemoryError'>/.test(line.content) && !NUMPY_REQUEST.test(line.content)) return undefined;
+    const typed = MEMORY_ERROR.test(line.content) || /<(?:type|class) '(?:exceptions\.)?MemoryError'>/.test(line.content);
+    // NumPy's message alone is the error an application caught and printed, unless it is a warning the run went on from.
+    if (!typed && (!NUMPY_REQUEST.test(line.content) || /\bwarn/i.test(line.content))) return undefined;
     // Theano/pygpu raise MemoryError for a GPU allocation ("Error allocating N bytes of device memory
     // (out of memory). Driver report …"): that is device memory, read by the other-OOM fallback.
     if (/of device memory/.test(line.content)) return undefined;
@@ -476,7 +478,7 @@ const KILL_REPORT = /(?:(?:Killed|已杀死|Getötet)(?:: 9)?(?:\s+python.*)?|zs
  * may follow a progress bar's last frame on its line, as the shell's other reports do).
  */
 const JOB_KILLED = /\d+ Killed\s+\S/;
-const ZSH_JOB_KILLED = /\[\d+\]\s+[+-]?\s*\d+ killed\s+\S.*$/;
+const ZSH_JOB_KILLED = /\[\d+\] +(?:[+-] +)?\d+ killed +\S.*$/;
 /**
  * srun's report of tasks that ended by a signal, with the signal's strsignal name ("srun: error: node25: task 11: Killed",
  * "srun: error: gpu-3: tasks 0-3,7: Killed"; Slurm's srun task-exit handler, "%s: %s %s: %s" over the node, "task"/"tasks",

@@ -671,14 +671,15 @@ const dumpSignal: Signature = {
       facts.lastEnqueued = Number(m[3]);
       facts.lastCompleted = Number(m[4]);
     }
-    const stalled = m[3] !== undefined && m[3] === m[4] ? ' (every collective it enqueued had completed: it was waiting for others)' : '';
+    // The counts are the printing rank's own, whichever rank's timeout it was told of.
+    const stalled = m[3] !== undefined && m[3] === m[4] && rank !== undefined ? ` (rank ${rank} had completed every collective it enqueued: it was waiting for others)` : '';
     return {
       signature: 'nccl-dump-signal',
       role: 'timeout',
       kind: 'hang',
       platform: collectivePlatform(line.content),
       catchable: false,
-      summary: `Collective timeout: rank ${m[2] ?? rank ?? '?'} timed out and told the ranks to dump their debug info` + stalled,
+      summary: `Collective timeout: ${m[2] !== undefined ? `rank ${m[2]}'s` : rank !== undefined ? `rank ${rank}'s` : 'a'} collective timed out and the ranks were told to dump their debug info` + stalled,
       explanation:
         'A collective did not finish within the process group\'s timeout, and the watchdog signalled every rank to dump its flight recorder. ' +
         'Collectives wait for every rank, so the rank that never arrived (it failed earlier, often an OOM, took another code path, or is still busy) is the cause; ' +
@@ -819,7 +820,8 @@ const illegalAccess: Signature = {
   needles: ['an illegal memory access was encountered'],
   match(line) {
     const hip = /HIP error/.test(line.content);
-    const device = ORT_DEVICE.exec(line.content)?.[1];
+    // onnxruntime's "GPU=N", or ggml's "current device: N" under its error.
+    const device = ORT_DEVICE.exec(line.content)?.[1] ?? GGML_DEVICE.exec(unlogged(line.next(1)))?.[1];
     return {
       ...(device !== undefined && { device: Number(device) }),
       signature: 'cuda-illegal-address',
@@ -1215,8 +1217,8 @@ const driverStatus: Signature = {
 
 /**
  * An application's own report that it caught a device OOM and went on, when its log keeps nothing else of it. These are
- * fallback findings: they speak only for a log where nothing else failed (the OOM's own message, when present, is read
- * with its numbers instead).
+ * noted OOMs (fallback 'noted-oom'): they speak only for a log where nothing else failed, in any way (the OOM's own message,
+ * when present, is read with its numbers instead; a later error or crash is the verdict).
  * - detectron2's retry_if_cuda_oom (detectron2/utils/memory.py), after an OOM that empty_cache did not clear: "Attempting to
  *   copy inputs of <function …> to CPU due to CUDA OOM", then the function runs again on the CPU;
  * - ComfyUI's prompt executor (execution.py), after the memory summary: "Got an OOM, unloading all loaded models.", then
@@ -1268,7 +1270,7 @@ const caughtOomReport: Signature = {
         kind: 'catchable-oom',
         platform: near === 'cpu' ? 'cuda' : near,
         catchable: true,
-        fallback: 'oom',
+        fallback: 'noted-oom',
         summary: report.summary(m),
         explanation: report.explanation,
         ...(line.rank !== undefined && { rank: line.rank }),
@@ -1284,7 +1286,7 @@ const caughtOomReport: Signature = {
  * TensorFlow's (and JAX's XLA's) pinned host allocator for GPU transfers (device_host_allocator.h: "could not allocate pinned
  * host memory of size: 34359738368", logged as a warning when cudaHostAlloc fails): the host memory a GPU run stages its
  * copies in could not be pinned. The caller gets no buffer; the error that follows, when the log has it, is read instead
- * (a fallback finding).
+ * (a noted OOM, fallback 'noted-oom').
  */
 const TF_PINNED_HOST = /\b[Cc]ould not allocate pinned host memory of size: (\d+)/;
 
@@ -1302,7 +1304,7 @@ const tfPinnedHost: Signature = {
       kind: 'catchable-oom',
       platform: 'cuda',
       catchable: true,
-      fallback: 'oom',
+      fallback: 'noted-oom',
       summary: `Out of pinned host memory: TensorFlow/XLA could not pin ${formatBytes(requested)} of host memory for GPU transfers`,
       explanation:
         'The GPU runtime stages host-device copies in page-locked (pinned) host memory; pinning this much failed, because the host had too little free RAM or ' +

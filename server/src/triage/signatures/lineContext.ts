@@ -124,27 +124,41 @@ export function previousFrame(line: LineView, maxWrapped = 2): string | undefine
   return undefined;
 }
 
+const RICH_CONTINUATION = /^\s{4,}\S/;
+const RICH_SOURCE = /^[\w.-]+\.py:\d+$/;
+const RICH_RECORD_LINES = 40;
+
+/** The message part of a record's first line, without its source column; undefined for a line that is no record's head. */
+function richRecordHead(text: string): string | undefined {
+  // By hand, not by one regex: a lazy prefix before a run of spaces is quadratic on a line of many spaces.
+  const line = text.trimEnd();
+  const cut = line.lastIndexOf(' ');
+  if (cut < 2 || line[cut - 1] !== ' ' || !RICH_SOURCE.test(line.slice(cut + 1)) || /^\s/.test(line)) return undefined;
+  const head = line.slice(0, cut).trimEnd();
+  return head === '' ? undefined : head;
+}
+
 /**
  * rich's logging handler (RichHandler) lays a record out in columns: its first line ends in the source column ("ERROR    2024-11-28
  * 13:24:44,248 app ERROR: CUDA   batch_handler.py:574"), and the message goes on in lines indented to the message column and
  * padded to the console's width ("         out of memory. Tried to allocate 3.88 GiB. GPU 0      "). The record's message, its
  * lines joined and the source column left out, for a line inside it; undefined when the line is in no such record.
  */
-const RICH_RECORD_HEAD = /^(\S.*?)\s{2,}[\w.-]+\.py:\d+\s*$/;
-const RICH_CONTINUATION = /^\s{4,}\S/;
-const RICH_RECORD_LINES = 40;
-
 export function richRecordMessage(line: LineView): string | undefined {
-  const at = (r: number): string | undefined => (r < 0 ? line.previous(-r) : r === 0 ? line.content : line.next(r));
-  let head = 0;
-  while (!RICH_RECORD_HEAD.test(at(head) ?? '')) {
-    if (head <= -RICH_RECORD_LINES || !RICH_CONTINUATION.test(at(head) ?? '')) return undefined;
-    head--;
+  if (!RICH_CONTINUATION.test(line.content)) return undefined;
+  let head: string | undefined;
+  let up = 1;
+  for (; up <= RICH_RECORD_LINES; up++) {
+    const above = line.previous(up);
+    if (above === undefined) return undefined;
+    head = richRecordHead(above);
+    if (head !== undefined) break;
+    if (!RICH_CONTINUATION.test(above)) return undefined;
   }
-  if (head === 0 && !RICH_CONTINUATION.test(line.next(1) ?? '')) return undefined;
-  const parts = [RICH_RECORD_HEAD.exec(at(head)!)![1]!];
-  for (let r = head + 1; r <= head + RICH_RECORD_LINES; r++) {
-    const text = at(r);
+  if (head === undefined) return undefined;
+  const parts = [head];
+  for (let k = -up + 1; k <= RICH_RECORD_LINES - up; k++) {
+    const text = k < 0 ? line.previous(-k) : k === 0 ? line.content : line.next(k);
     // The traceback the handler prints under the message is not part of it.
     if (text === undefined || !RICH_CONTINUATION.test(text) || /^\s*Traceback \(most recent call last\)/.test(text)) break;
     parts.push(text.trim());

@@ -161,8 +161,8 @@ const invalidBufferSize: Signature = {
  * to the caller; MLX throws it ("[METAL] Command buffer execution failed: Insufficient Memory"), which
  * aborts the process when nothing catches it (libc++abi: terminating ...).
  */
-/** The error by its name, or as its NSError prints it ("Error Domain=MTLCommandBufferErrorDomain Code=8 \"Insufficient Memory (IOAF code 8)\""). */
-const COMMAND_BUFFER_OOM = /CommandBufferCallbackErrorOutOfMemory|MTLCommandBufferErrorOutOfMemory|\bMTLCommandBufferErrorDomain Code=8\b|Insufficient Memory \(IOAF code 8\)/;
+/** The error by its name, or as its NSError's description prints it ("Error Domain=MTLCommandBufferErrorDomain Code=8 \"Insufficient Memory (IOAF code 8)\""). */
+const COMMAND_BUFFER_OOM = /CommandBufferCallbackErrorOutOfMemory|MTLCommandBufferErrorOutOfMemory|Insufficient Memory \(IOAF code 8\)/;
 const SWIFT_FATAL = /(?:^|[^\w])Fatal error: /;
 
 const commandBufferOom: Signature = {

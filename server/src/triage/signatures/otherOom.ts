@@ -117,8 +117,9 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // library, PyTorch's ATen/hip sources: a ROCm build's "CUDA error" names HIP's libraries around it; MIGraphX's Python module and source tree).
   // AMD Instinct accelerators by model (MI100, MI210, MI250X, MI300X, MI325X, MI355X; as a directory name too, "torch.mi250/").
   // ROCm CLR's AMD_LOG_LEVEL lines (":1:rocdevice.cpp            :1897: 9616777836 us: 4277 : [tid:0x…] …", ClPrint's format) name the runtime by their form.
-  // AMD's GPUs by brand ("Radeon", "my AMD 8GB GPU"), as DirectML's and Vulkan's users name the card; not AMD's CPUs ("AMD EPYC 7763").
-  ['rocm', /(?<![A-Za-z0-9])(?:MI|mi)(?:100|210|250[Xx]?|300[AXax]?|325[Xx]|355[Xx])(?![A-Za-z0-9])|\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|\brocBLAS\b|\brocblas|\bHIPBLAS|\bhipblas|\bMIOpen\b|\bmiopen[A-Z:]|\blibMIOpen\b|\bMIGraphX\b|AMDMIGraphX|\bmigraphx\.|\bHIPRTC|\bTensileLibrary|\bATen\/hip\b|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: |\bRadeon\b|\bAMD\b(?=[^\n]{0,12}\b(?:GPU|graphics card|video card)s?\b)(?![^\n]{0,12}\b(?:NVIDIA|RTX|GTX|GeForce)\b)/m],
+  // AMD's GPUs by brand ("Radeon RX 6600", "my AMD 8GB GPU"), as DirectML's and Vulkan's users name the card; not AMD's CPUs
+  // ("AMD EPYC 7763") nor the graphics built into them ("AMD Ryzen 7 5800H with Radeon Graphics", often beside an NVIDIA card).
+  ['rocm', /(?<![A-Za-z0-9])(?:MI|mi)(?:100|210|250[Xx]?|300[AXax]?|325[Xx]|355[Xx])(?![A-Za-z0-9])|\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|\brocBLAS\b|\brocblas|\bHIPBLAS|\bhipblas|\bMIOpen\b|\bmiopen[A-Z:]|\blibMIOpen\b|\bMIGraphX\b|AMDMIGraphX|\bmigraphx\.|\bHIPRTC|\bTensileLibrary|\bATen\/hip\b|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: |\bRadeon(?:\(TM\))? (?:RX|Pro|VII|R[579]|HD)\b|\bAMD\b(?=[^\n]{0,12}\b(?:GPU|graphics card|video card)s?\b)(?![^\n]{0,12}\b(?:NVIDIA|RTX|GTX|GeForce)\b)/m],
   // The Ascend device's exception dump ("DEVICE[0] PID[358]:", "EXCEPTION STREAM:", "RTS_HWTS: aicore exception") and
   // torch_npu's "The Inner error is reported as above." name the NPU without saying so.
   ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu|\bRTS_HWTS: |^\s*EXCEPTION STREAM:|The Inner error is reported as above/m],
@@ -137,10 +138,11 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // "Internal Error: Received signal - " << strsignal(signum)).
   ['gaudi', /\bHPU\b|\bhpu\b|\bhabana_frameworks\b|\bHabana\b|\bGaudi\d?\b|\bSynapseAI\b|\bInternal Error: Received signal - [A-Z]/],
   // MPSGraph's op locations ("loc(\"mps_subtract\"…MPSGraphUtilities.mm"), PyTorch's aten/src/ATen/native/mps sources;
-  // PyTorch's own names for the device in code (torch.mps, .to("mps"), device_types={'mps'}), as the xpu line reads them;
+  // PyTorch's own names for the device in code that puts work there (torch.mps, .to("mps"), torch.device("mps"),
+  // device_types={'mps'}), as the xpu line reads them; not a library's check of the type (`if device.type == "mps":`);
   // PyTorch MPS's Placeholder check ("Placeholder buffer size (N) is not large enough to contain the Tensor storage of size M",
   // native/mps/OperationUtils.mm; pytorch#77886, #78042) and MPSCore's "[MPSNDArray, initWithBuffer:…] Error: buffer is not large enough".
-  ['mps', /\bMPS\b|\btorch\.mps\b|["']mps(?::\d+)?["']|\bMetal\b|\bmetal::|\bmlx\.|MetalPerformanceShaders|\bMPSGraph|"mps_[a-z]\w*"|\bcopy_to_mps\b|\/native\/mps\/|\bPlaceholder buffer size \(\d+\) is not large enough to contain the Tensor storage\b|\bMPSNDArray\b|\bMPSCore\b/],
+  ['mps', /\bMPS\b|\btorch\.mps\b|\.to\(["']mps(?::\d+)?["']\)|\btorch\.device\(["']mps|\bdevice(?:_types?)?\s*=\s*[{(]?["']mps(?::\d+)?["']|\bMetal\b|\bmetal::|\bmlx\.|MetalPerformanceShaders|\bMPSGraph|"mps_[a-z]\w*"|\bcopy_to_mps\b|\/native\/mps\/|\bPlaceholder buffer size \(\d+\) is not large enough to contain the Tensor storage\b|\bMPSNDArray\b|\bMPSCore\b/],
   // NCCL's own functions in a backtrace ("ncclShmOpen", "ncclProxyService"; RCCL keeps the names, and ROCm's words come first).
   // NVIDIA's GeForce GTX cards are often named without "GeForce" ("Using device: GTX 770 (type: DiscreteGpu)").
   // NVIDIA's PTX assembler (ptxas, which Triton and NVRTC run) is CUDA's toolchain; the NCCL backend by its lower-case name

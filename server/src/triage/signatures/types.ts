@@ -82,9 +82,11 @@ export interface Finding {
    * Set by the fallback signatures (otherOom.ts, otherFailure.ts): a verdict for a log no specific
    * signature gave one. A fallback finding never stands beside a specific one (the sink drops it
    * when the log has any other finding), and a log keeps one fallback verdict: the first other
-   * out-of-memory error, else the failure the log ended with (chosen by the engine's tail pass).
+   * out-of-memory error, else the failure the log ended with (chosen by the engine's tail pass), else an OOM the program
+   * noted and went on from ('noted-oom': an application's report of an OOM it caught, an allocator's warning), which
+   * speaks only for a log with no failure of any other kind; the tail pass still runs after one.
    */
-  fallback?: 'oom' | 'failure';
+  fallback?: 'oom' | 'failure' | 'noted-oom';
   /**
    * Frames the signature read itself, outermost first, for tracebacks that are not Python's (Lua's
    * "stack traceback:"); when set, they replace the Python traceback the engine would look for.

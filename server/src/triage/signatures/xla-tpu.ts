@@ -216,10 +216,11 @@ const resourceExhausted: Signature = {
         ? 'The runtime could not reserve room for the compiled program (its code and temporaries) at the bottom of HBM: the buffers already live on the device leave too little.'
         : 'The runtime could not allocate a device buffer: the live arrays already on the device leave too little HBM.';
     } else if (runtime || request) {
-      const bytes = runtime ? (toBytes(runtime[1]!, runtime[2]!) ?? 0) : request![3] !== undefined ? Number(request![3]) : (toBytes(request![1] ?? '', request![2] ?? '') ?? 0);
-      numbers.requestedBytes = bytes;
+      // A request may name what it was for and no size ("Failed to allocate request for the program scratch space").
+      const bytes = runtime ? toBytes(runtime[1]!, runtime[2]!) : request![3] !== undefined ? Number(request![3]) : request![1] !== undefined ? toBytes(request![1], request![2]!) : undefined;
+      if (bytes !== undefined) numbers.requestedBytes = bytes;
       if (request?.[4] !== undefined) device = Number(request[4]);
-      summary = `XLA out of memory: ${formatBytes(bytes)} requested` + (device !== undefined ? ` on device ${device}` : '');
+      summary = 'XLA out of memory' + (bytes !== undefined ? `: ${formatBytes(bytes)} requested` : '') + (device !== undefined ? ` on device ${device}` : '');
       explanation =
         'The XLA runtime could not allocate a buffer on the device while running a compiled step. XlaRuntimeError can be caught; ' +
         'the step\'s live buffers do not fit in what the device (or the preallocated pool) has left.';
