@@ -82,7 +82,7 @@ export const ANCHORS: readonly string[] = [
  * what the ASCII view holds), so they join the regex as plain ASCII; raw bytes above 0x7f in the
  * regex would slow every position of the scan down threefold.
  */
-export const NON_ASCII_ANCHORS: readonly string[] = ['已杀死', 'Getötet'];
+export const NON_ASCII_ANCHORS: readonly string[] = ['已杀死', 'Getötet', 'Processus arrêté'];
 
 /** A literal as the ASCII view shows its UTF-8 bytes, escaped for a regex. */
 function maskedLiteral(literal: string): string {

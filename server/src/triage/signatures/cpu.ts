@@ -469,10 +469,10 @@ const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]$/;
 
 /**
  * How shells report a job killed by SIGKILL, at the end of a line: bash's "Killed" (its
- * translations, "Killed: 9" on macOS, sometimes with the command), zsh's "zsh: killed     python
+ * translations: Chinese, German, French "Processus arrêté"; "Killed: 9" on macOS, sometimes with the command), zsh's "zsh: killed     python
  * train.py".
  */
-const KILL_REPORT = /(?:(?:Killed|已杀死|Getötet)(?:: 9)?(?:\s+python.*)?|zsh: killed\s+\S.*)$/;
+const KILL_REPORT = /(?:(?:Killed|已杀死|Getötet|Processus arrêté)(?:: 9)?(?:\s+python.*)?|zsh: killed\s+\S.*)$/;
 /**
  * Job notices: bash's "bash: line 1: 12345 Killed   python train.py", zsh's "[1]  + 12345 killed     python train.py" (which
  * may follow a progress bar's last frame on its line, as the shell's other reports do).
@@ -494,7 +494,7 @@ const SRUN_TASK_KILLED = /\bsrun: error: (?:\S+: )?tasks? [\d,\-\[\]]+: Killed\s
 const shellKilled: Signature = {
   id: 'shell-killed',
   platform: 'cpu',
-  needles: ['Killed', '已杀死', 'Getötet', 'zsh: killed', 'killed  '],
+  needles: ['Killed', '已杀死', 'Getötet', 'Processus arrêté', 'zsh: killed', 'killed  '],
   match(line) {
     if (SRUN_TASK_KILLED.test(line.content)) {
       for (let k = 1; k <= 20; k++) if (/\bCANCELLED AT\b/.test(line.previous(k) ?? '')) return undefined;
@@ -655,6 +655,37 @@ const rayMemoryMonitor: Signature = {
 };
 
 /**
+ * V8's fatal out-of-memory in Node.js (a CLI, a language server, a bundler beside the training code): "FATAL ERROR: Reached
+ * heap limit Allocation failed - JavaScript heap out of memory" (or "Ineffective mark-compacts near heap limit …"), then its
+ * native stack ("v8::internal::V8::FatalProcessOutOfMemory", "v8::base::FatalOOM"). V8 aborts the process: nothing could catch
+ * it. The stack alone, when the message was cut, says the same.
+ */
+const V8_FATAL_OOM = /\bFATAL ERROR: .*\bJavaScript heap out of memory\b|\bV8::FatalProcessOutOfMemory\b|\bv8::base::FatalOOM\b/;
+
+const v8HeapOom: Signature = {
+  id: 'v8-heap-oom',
+  platform: 'cpu',
+  needles: ['JavaScript heap out of memory', 'FatalProcessOutOfMemory', 'v8::base::FatalOOM'],
+  match(line) {
+    if (!V8_FATAL_OOM.test(line.content)) return undefined;
+    return {
+      signature: 'v8-heap-oom',
+      role: 'failure',
+      kind: 'runtime-abort',
+      platform: 'cpu',
+      catchable: false,
+      summary: 'Process aborted: Node.js ran out of JavaScript heap (V8\'s fatal out-of-memory)',
+      explanation:
+        'V8 could not grow the JavaScript heap past its limit (--max-old-space-size, about 2–4 GiB by default) even after full garbage collections, ' +
+        'and aborted the process. It is the Node.js program\'s heap, not the GPU\'s or the whole host\'s memory.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [{ id: 'node-heap-limit', title: 'Raise the heap limit (NODE_OPTIONS=--max-old-space-size=<MiB>) or give the Node program less to hold', rationale: 'V8 stops at its heap limit long before the host runs out.', snippet: 'export NODE_OPTIONS=--max-old-space-size=8192' }],
+    };
+  },
+};
+
+/**
  * Rust's default allocation error handler (library/std/src/alloc.rs: "memory allocation of {} bytes
  * failed\n", then abort): a Rust extension (tokenizers, safetensors, polars) could not get host memory.
  * Two threads failing at once interleave their messages on one line; such a line is skipped and the
@@ -785,4 +816,4 @@ const memcgOom: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, rustAllocFailed, tensorflowCpu, kernelOomKill, oomdKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill, workerSigkill, memcgOom];
+export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, v8HeapOom, rustAllocFailed, tensorflowCpu, kernelOomKill, oomdKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill, workerSigkill, memcgOom];

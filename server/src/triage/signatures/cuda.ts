@@ -337,6 +337,36 @@ export const tailGgmlLoadFailure: Signature = {
 };
 
 /**
+ * accelerate's find_executable_batch_size (also behind the Trainer's auto_find_batch_size and the DreamBooth extension)
+ * halving the batch after each OOM until none is left: "RuntimeError: No executable batch size found, reached zero." Every
+ * batch size ran out of memory; the error reaches the caller. Read by the tail pass (the line holds no hot anchor).
+ */
+export const tailBatchSizeExhausted: Signature = {
+  id: 'batch-size-exhausted',
+  platform: 'cuda',
+  needles: ['No executable batch size found'],
+  match(line) {
+    if (!/\bNo executable batch size found, reached zero\b/.test(line.content)) return undefined;
+    const near = platformNear(line, 60);
+    return {
+      signature: 'batch-size-exhausted',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: near === 'cpu' ? 'cuda' : near,
+      catchable: true,
+      summary: 'Out of memory at every batch size: the batch-size search reached zero',
+      explanation:
+        'The trainer caught an out-of-memory error, halved the batch and tried again, until no batch was left: even a batch of one does not fit with the ' +
+        'model, optimizer and sequence length as set. The error went back to the caller.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [shrinkPeak('what one sample needs (sequence length, resolution), or the model\'s and optimizer\'s share (8-bit optimizer, gradient checkpointing, sharding)')],
+      facts: { tier: 2 },
+    };
+  },
+};
+
+/**
  * TensorFlow's "Failed to get convolution algorithm. This is probably because cuDNN failed to
  * initialize, so try looking to see if a warning log message was printed above." (an UnknownError,
  * catchable). The warning above it is usually "Could not create cudnn handle:
@@ -1014,9 +1044,10 @@ const TRT_ERROR = /Error Code \d+: (?:Cuda Runtime \(out of memory\)|OutOfMemory
  * not be allocated. There may not be enough free memory for allocation to succeed.") and their errors as "<file> (<line>) -
  * <Type> Error in <function>: <code>" ("../rtSafe/WeightsPtr.cpp (92) - OutOfMemory Error in allocate: 0"); the builder's
  * autotuner reports the buffer it could not get ("autotuning: user allocator error allocating 86114305024-byte buffer").
- * The lower-case "Error code 1: cuda Runtime (out of memory)" is TensorRT 10's.
+ * The lower-case "Error code 1: cuda Runtime (out of memory)" is TensorRT 10's; its virtual-memory buffers put the request in
+ * the error ("[virtualMemoryBuffer.cpp::resizePhysical::151] Error Code 2: OutOfMemory (Requested size was 16654532608 bytes.)").
  */
-const TRT_REQUEST = /Requested amount of (?:GPU )?memory \((\d+) bytes\) could not be allocated|\ballocator error allocating (\d+)-byte buffer\b/;
+const TRT_REQUEST = /Requested amount of (?:GPU )?memory \((\d+) bytes\) could not be allocated|\ballocator error allocating (\d+)-byte buffer\b|\bOutOfMemory \(Requested size was (\d+) bytes\.?\)/;
 const TRT_CONTEXT = /TensorRT|\bTRT\b|GPU memory|There may not be enough free memory for allocation to succeed/;
 
 const tensorrtOom: Signature = {
@@ -1029,7 +1060,7 @@ const tensorrtOom: Signature = {
     if (request && !error && !TRT_CONTEXT.test(line.content)) request = null;
     if (!error && !request) return undefined;
     for (let k = 1; k <= 3 && !request; k++) request = TRT_REQUEST.exec(line.next(k) ?? '');
-    const bytes = request ? Number(request[1] ?? request[2]) : undefined;
+    const bytes = request ? Number(request[1] ?? request[2] ?? request[3]) : undefined;
     return {
       signature: 'tensorrt-out-of-memory',
       role: 'failure',
@@ -1225,7 +1256,9 @@ const driverStatus: Signature = {
  *   the prompt fails and the next one starts with the models unloaded;
  * - the VAE decoders of ComfyUI ("Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.")
  *   and of Forge ("Warning: Encountered Out of Memory during VAE decoding; Retrying with Tiled VAE Decoding..."), which
- *   decode again in tiles.
+ *   decode again in tiles;
+ * - the DreamBooth extension's batch-size search ("OOM Detected, reducing batch/grad size to 10/1."), after
+ *   accelerate's find_executable_batch_size, which tries again with a smaller batch.
  */
 const CAUGHT_OOM_REPORTS: readonly { re: RegExp; summary: (m: RegExpExecArray) => string; explanation: string; fix: string }[] = [
   {
@@ -1252,12 +1285,20 @@ const CAUGHT_OOM_REPORTS: readonly { re: RegExp; summary: (m: RegExpExecArray) =
       'If the tiled decode fails too, the log shows that failure after this line; the image (or the video\'s frames) is large for the memory left.',
     fix: 'the image or video size, or decode tiled from the start (a tiled VAE decode node)',
   },
+  {
+    re: /\bOOM Detected, reducing batch\/grad size to (\d+)\/(\d+)/,
+    summary: (m) => `Out of memory, caught by the batch-size search: trying again with batch ${m[1]}, gradient accumulation ${m[2]}`,
+    explanation:
+      'The training step ran out of device memory; the trainer caught it and retries with a smaller batch. When the batch reaches zero the search gives up ' +
+      '("No executable batch size found, reached zero"): then even one sample does not fit with these settings.',
+    fix: 'the resolution, the models trained at once (the text encoder), or memory-saving options (8-bit Adam, gradient checkpointing, xformers)',
+  },
 ];
 
 const caughtOomReport: Signature = {
   id: 'caught-oom-report',
   platform: 'cuda',
-  needles: ['CPU due to CUDA OOM', 'Got an OOM, unloading', 'memory when regular VAE', 'Out of Memory during VAE'],
+  needles: ['CPU due to CUDA OOM', 'Got an OOM, unloading', 'memory when regular VAE', 'Out of Memory during VAE', 'OOM Detected, reducing batch'],
   match(line) {
     for (const report of CAUGHT_OOM_REPORTS) {
       const m = report.re.exec(line.content);

@@ -43,7 +43,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'E[A-Z]\\d{4}: ', 'ERR\\d{5} ', 'Java Virtual Machine', 'Program will exit', 'matching distribution', 'satisfies the requirement', 'ailed building wheel',
   'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -\\d',
   // Host kills and allocation failures no hot anchor reads (cpu.ts tailHostKill, tailAllocFailure below; cuda.ts tailGgmlLoadFailure).
-  'Tasks state \\(memory', 'low on resource', 'unable to allocate (?:\\w+ )?buffer', 'llama runner exited', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate \\d+ B ',
+  'Tasks state \\(memory', 'low on resource', 'Signals\\.SIGKILL', 'unable to allocate (?:\\w+ )?buffer', 'llama runner exited', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate \\d+ B ',
   // Parents reporting a child's end (Node's child_process 'exit' event, launchd's stop timeout), DataLoader's worker signal handler.
   'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in (?:DataLoader )?worker',
   // Host kills told by a compiler driver, a parent's exit status 137, Slurm's cgroup plugin, the OOM killer's stack (cpu.ts tailHostKill).
@@ -671,6 +671,7 @@ export const otherFailure: Signature = {
       }
       const launcher = LAUNCHER_EXCEPTION.test(type);
       const f = notOomFinding(line, 2, quote(text), !launcher, launcher ? [findTheFirstFailure] : [lookAtFailure(`the ${type} and the innermost frame of your code above it`)]);
+      if (launcher) f.facts = { ...f.facts, launcher: 1 };
       if (headerFrames && headerFrames.length > 0) f.frames = headerFrames;
       // torch.nn.DataParallel re-raises a replica's exception as "Caught X in replica N on device D."
       // (parallel_apply.py's ExceptionWrapper); DataParallel replicates onto CUDA devices.
@@ -970,6 +971,12 @@ export function chooseFailure<T extends { finding: Finding; line: number }>(foun
     const oomKinds: readonly string[] = ['catchable-oom', 'fragmentation', 'runtime-abort', 'collective-oom'];
     const cause = [...found].reverse().find((f) => oomKinds.includes(f.finding.kind) && f.finding.rank === chosen!.finding.rank && chosen!.line - f.line >= 1 && chosen!.line - f.line <= 3);
     if (cause) chosen = cause;
+  }
+  // A launcher's report that its child failed (CalledProcessError, ChildFailedError) says only that; a kill of a process
+  // anywhere in the tail (its "<Signals.SIGKILL: 9>", the shell's "Killed") says how.
+  if (chosen.finding.facts?.launcher !== undefined) {
+    const kill = found.find((f) => f.finding.kind === 'host-oom');
+    if (kill) chosen = kill;
   }
   if (chosen.finding.rank === undefined) {
     const ranked = found.find((f) => f.finding.rank !== undefined && f.finding.kind === chosen!.finding.kind);

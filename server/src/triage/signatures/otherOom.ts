@@ -216,6 +216,8 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // allocate memory in static TLS block", often libgomp on aarch64): a loader limit, fixed by LD_PRELOAD or
   // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
   if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
+  // tt-metal's bank allocator, which the tail pass reads whole, its state included, even wrapped over lines (tailAllocFailure.ts).
+  if (/\bNot enough space to allocate \d+ B \w+ buffer\b/.test(text)) return undefined;
   // ggml's CUDA backend failing to pin host memory for a reason that is not memory (ggml-cuda.cu ggml_cuda_host_malloc: "failed
   // to allocate 1012.00 MiB of pinned memory: " + cudaGetErrorString, e.g. cudaErrorSystemDriverMismatch's "system has
   // unsupported display driver / cuda driver combination", cudaErrorNoDevice's "no CUDA-capable device is detected"): the

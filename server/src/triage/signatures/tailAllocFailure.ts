@@ -75,7 +75,8 @@ const OPENCL_OOM_TEXT = /\b(Memory object allocation failure|Out of host memory)
  */
 const OPENCL_OUT_OF_RESOURCES_TEXT = /\bOut of resources\b/i;
 const OPENCL_CONTEXT = /\bOpenCL\b|\bCL_[A-Z]|\(-5\)/i;
-const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer across (\d+) banks/;
+const TT_METAL_OOM_HEAD = /\bOut of Memory: Not enough space to allocate \d+ B \w+ buffer\b/;
+const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer\s+across (\d+) banks/;
 const TT_METAL_BANK_STATE = /\(allocated: (\d+) B, free: (\d+) B, largest free block: \d+ B\)/;
 /**
  * MLX's Metal allocator refusing one buffer over the device's largest (MTLDevice.maxBufferLength): "[metal::malloc]
@@ -419,13 +420,15 @@ export const tailAllocFailure: Signature = {
         fixes: [shrinkPeak('the arrays the model keeps on the GPU (batch, context length, quantization)')],
       });
     }
-    const tt = TT_METAL_OOM.exec(line.content);
+    // The message may be wrapped over the next lines ("… DRAM buffer" / "across 12 banks, …" / "… (allocated: …").
+    const ttText = TT_METAL_OOM_HEAD.test(line.content) ? [line.content, line.next(1) ?? '', line.next(2) ?? '', line.next(3) ?? ''].join(' ') : '';
+    const tt = TT_METAL_OOM.exec(ttText);
     if (tt) {
       const requested = Number(tt[1]);
       // Headroom has no platform of Tenstorrent's own: its cards are read as xla-tpu, the class of the XLA/PJRT accelerators
       // that tt-xla plugs into, as the corpus's collectors labelled 22 of 23 Tenstorrent logs.
       const near = platformNear(line);
-      const state = TT_METAL_BANK_STATE.exec(line.content.slice(tt.index));
+      const state = TT_METAL_BANK_STATE.exec(ttText.slice(tt.index));
       return allocFailure(line, {
         kind: 'catchable-oom',
         platform: near === 'cpu' ? 'xla-tpu' : near,
