@@ -20,7 +20,7 @@ import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform, SourceFrame } from '../../protocol';
 import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, ORT_DEVICE, previousFrame, thrownByTerminate } from './lineContext';
-import { platformNear } from './otherOom';
+import { devicePlatformNear, platformNear } from './otherOom';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
 
@@ -347,12 +347,11 @@ export const tailBatchSizeExhausted: Signature = {
   needles: ['No executable batch size found'],
   match(line) {
     if (!/\bNo executable batch size found, reached zero\b/.test(line.content)) return undefined;
-    const near = platformNear(line, 60);
     return {
       signature: 'batch-size-exhausted',
       role: 'failure',
       kind: 'catchable-oom',
-      platform: near === 'cpu' ? 'cuda' : near,
+      platform: devicePlatformNear(line, 60),
       catchable: true,
       summary: 'Out of memory at every batch size: the batch-size search reached zero',
       explanation:
@@ -1303,13 +1302,11 @@ const caughtOomReport: Signature = {
     for (const report of CAUGHT_OOM_REPORTS) {
       const m = report.re.exec(line.content);
       if (!m) continue;
-      // The OOM was the device's; with no accelerator named around it, it reads as the engine reads an unnamed GPU (cuda).
-      const near = platformNear(line, 60);
       return {
         signature: 'caught-oom-report',
         role: 'failure',
         kind: 'catchable-oom',
-        platform: near === 'cpu' ? 'cuda' : near,
+        platform: devicePlatformNear(line, 60),
         catchable: true,
         fallback: 'noted-oom',
         summary: report.summary(m),

@@ -12,7 +12,7 @@
 import { formatBytes } from '../../format';
 import { shrinkPeak } from '../fixes';
 import { thrownUncaught } from './lineContext';
-import { platformNear } from './otherOom';
+import { devicePlatformNear, platformNear } from './otherOom';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Signature } from './types';
 
@@ -55,8 +55,7 @@ const tensorflowDirectml: Signature = {
     const msg = parseTensorflowOom(line);
     if (msg?.deviceType !== 'DML') return undefined;
     // The DML device is a GPU: with no vendor named around it, it reads as the word GPU does (cuda), as torch-directml's message does.
-    const near = platformNear(line);
-    return { ...tensorflowFinding(msg, near === 'cpu' ? 'cuda' : near, 'DirectML device', line, []), signature: 'tensorflow-oom-directml' };
+    return { ...tensorflowFinding(msg, devicePlatformNear(line), 'DirectML device', line, []), signature: 'tensorflow-oom-directml' };
   },
 };
 

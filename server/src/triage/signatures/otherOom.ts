@@ -182,6 +182,15 @@ export function platformNear(line: LineView, back = 30, ahead = 5): Platform {
   return 'cpu';
 }
 
+/**
+ * The platform of a failure that happened on an accelerator: the one the lines around name, else cuda, the engine's reading
+ * of a GPU no vendor is named for (the host is never where a device's memory ran out).
+ */
+export function devicePlatformNear(line: LineView, back = 30): Platform {
+  const near = platformNear(line, back);
+  return near === 'cpu' ? 'cuda' : near;
+}
+
 export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
@@ -658,19 +667,17 @@ export const namedOom: Signature = {
     // fragmentation.  See documentation for Memory Management and PYTORCH_CUDA_ALLOC_CONF", c10/cuda/CUDACachingAllocator.cpp's
     // hint, printed only in its OutOfMemoryError): the exception it ends, with no numbers; any fuller reading of the log wins.
     if (ALLOCATOR_HINT_TAIL.test(text)) {
-      const near = platformNear(line);
       const hip = /PYTORCH_HIP_ALLOC_CONF/.test(text);
-      return finding("PyTorch's caching allocator raised OutOfMemoryError (only the end of its message is in the log)", hip ? 'rocm' : near === 'cpu' ? 'cuda' : near, false, {});
+      return finding("PyTorch's caching allocator raised OutOfMemoryError (only the end of its message is in the log)", hip ? 'rocm' : devicePlatformNear(line), false, {});
     }
     const kvNeeded = VLLM_KV_NEEDED.exec(text);
     if (kvNeeded || VLLM_NO_CACHE_BLOCKS.test(text)) {
       // The CPU backend's budget is host memory; the others' is the accelerator's, cuda unless the lines around name another.
       const cpuBackend = /VLLM_CPU_KVCACHE_SPACE/.test(joinNext(line, 2));
-      const near = platformNear(line);
       const GiB = 1024 ** 3;
       return finding(
         kvNeeded ? `vLLM's KV cache for one request at the max sequence length (${kvNeeded[1]} GiB) is larger than the memory left for it (${kvNeeded[2]} GiB)` : 'vLLM had no memory left for the KV cache blocks after the weights and activations',
-        cpuBackend ? 'cpu' : near === 'cpu' ? 'cuda' : near,
+        cpuBackend ? 'cpu' : devicePlatformNear(line),
         false,
         kvNeeded ? { requestedBytes: Math.round(Number(kvNeeded[1]) * GiB), freeBytes: Math.round(Number(kvNeeded[2]) * GiB) } : {},
       );
