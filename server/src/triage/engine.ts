@@ -576,9 +576,10 @@ function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: num
  * WorkerDict.ref_init_model() (pid=N, ip=…)", also after "Unhandled error (suppress with …): "), which
  * stands where "Traceback (most recent call last):" would; ComfyUI's tip under an out-of-memory exception in its
  * error report ("This error means you ran out of memory on your GPU.", "TIPS: If the workflow worked before …",
- * execution.py), above the report's "## Stack Trace".
+ * execution.py), above the report's "## Stack Trace"; the detail lines of cudaMallocAsync's message ("Currently allocated
+ * : 20.69 GiB", "Device limit : 23.99 GiB", …), which ComfyUI prints before format_tb's frames.
  */
-const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*#|^\s*```|^\s*- \*\*|^This error means you ran out of memory on your GPU\.|^TIPS: If the workflow worked before|^(?:\([\w.-]+ pid=\d+[^)]*\)\s?)?\s*\[ERROR\] .*\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\bray::[\w.]+\(\) \(pid=\d+/;
+const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*#|^\s*```|^\s*- \*\*|^This error means you ran out of memory on your GPU\.|^TIPS: If the workflow worked before|^(?:Currently allocated|Requested|Device limit|Free \(according to CUDA\)|PyTorch limit \(set by user-supplied memory fraction\))\s*(?::|$)|^\s*: [\d.]+ ?[KMGTP]?i?B\s*$|^(?:\([\w.-]+ pid=\d+[^)]*\)\s?)?\s*\[ERROR\] .*\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\bray::[\w.]+\(\) \(pid=\d+/;
 
 /**
  * Where a frame list printed under a message without a "Traceback" header starts (its first frame
@@ -586,7 +587,7 @@ const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*#|^\s*```|^\s*- \*\*|^This error mea
  * of a report before it), or undefined.
  */
 function headerlessFrames(below: (k: number) => RankedLine | undefined): number | undefined {
-  for (let k = 1; k <= 8; k++) {
+  for (let k = 1; k <= 10; k++) {
     const line = below(k);
     if (line === undefined) return undefined;
     const content = withoutCiTimestamp(line.content);
