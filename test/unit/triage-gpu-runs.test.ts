@@ -31,3 +31,25 @@ describe('two-GPU runs under torchrun', () => {
     expect(hang!.userFrames[0]).toMatchObject({ file: '/work/main/test/gpu/desync_watchdog.py', line: 23 });
   });
 });
+
+describe('collective OOMs and look-alikes on the H200 pair', () => {
+  it("reads NCCL's 'Cuda failure 2' at the first collective, on a nearly full GPU, as a collective OOM at the all_reduce", async () => {
+    for (const name of ['collective-oom-16mib.log', 'collective-oom-256mib.log']) {
+      const [v, ...rest] = await verdictsOf(name);
+      expect(v).toMatchObject({ kind: 'collective-oom', platform: 'cuda', catchable: false, rank: 1, device: 1 });
+      expect(v!.userFrames[0]).toMatchObject({ file: '/work/main/bench/triage-gpu-logs/collective_oom.py' });
+      expect(rest).toEqual([]);
+    }
+  });
+
+  it('reads an OOM on both ranks before any collective as two catchable OOMs, one per rank', async () => {
+    const verdicts = await verdictsOf('two-rank-oom-before-collective.log');
+    expect(verdicts.map((v) => [v.kind, v.rank, v.device])).toEqual([['catchable-oom', 1, 1], ['catchable-oom', 0, 0]]);
+  });
+
+  it('reads a device-side assert as not an OOM, at the line that synchronized', async () => {
+    const [v] = await verdictsOf('device-assert.log');
+    expect(v).toMatchObject({ kind: 'not-oom', platform: 'cuda' });
+    expect(v!.userFrames[0]).toMatchObject({ file: '/work/main/bench/triage-gpu-logs/device_assert.py', line: 8 });
+  });
+});
