@@ -469,10 +469,11 @@ const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]$/;
 
 /**
  * How shells report a job killed by SIGKILL, at the end of a line: bash's "Killed" (its
- * translations: Chinese, German, French "Processus arrêté"; "Killed: 9" on macOS, sometimes with the command), zsh's "zsh: killed     python
+ * translations: Chinese, German, French "Processus arrêté"; "Killed: 9" on macOS, sometimes with the command; a paste's
+ * "Killed." alone on its line), zsh's "zsh: killed     python
  * train.py".
  */
-const KILL_REPORT = /(?:(?:Killed|已杀死|Getötet|Processus arrêté)(?:: 9)?(?:\s+python.*)?|zsh: killed\s+\S.*)$/;
+const KILL_REPORT = /(?:(?:Killed|已杀死|Getötet|Processus arrêté)(?:: 9|\.)?(?:\s+python.*)?|zsh: killed\s+\S.*)$/;
 /**
  * Job notices: bash's "bash: line 1: 12345 Killed   python train.py", zsh's "[1]  + 12345 killed     python train.py" (which
  * may follow a progress bar's last frame on its line, as the shell's other reports do).
