@@ -59,3 +59,27 @@ describe('allocation failures', () => {
     expect(root(log.join('\n'))).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', requestedBytes: 67108864, allocatedBytes: 1070000000, freeBytes: 1821792 });
   });
 });
+
+// A second review's finds on these classes, each held here.
+describe('what the classes must not take over', () => {
+  it("a SIGKILL long before a launcher's report, or a report that gives a plain exit status, is not its cause", () => {
+    const far = ["WARNING:prep:Command '['ffmpeg', '-i', 'clip.mp4']' died with <Signals.SIGKILL: 9>. Skipping clip_0042.", ...Array.from({ length: 40 }, (_, i) => `step ${i} loss 0.5`), "subprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py']' returned non-zero exit status 1."];
+    expect(triageText(far.join('\n'), 'log').verdicts[0]?.kind).toBe('not-oom');
+  });
+
+  it("a Node.js side process's heap OOM gives way to the run's own failure, and a quote of it in prose is not one", () => {
+    const log = ['[dashboard] FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory', 'epoch 3 step 120', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.10 GiB is free.'];
+    expect(triageText(log.join('\n'), 'log').verdicts.map((v) => v.kind)).toEqual(['catchable-oom']);
+    expect(root('Tip: if the build fails with "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory", set NODE_OPTIONS')?.kind).not.toBe('runtime-abort');
+  });
+
+  it("glog's FATAL line ends the process on the failure right above it only", () => {
+    const log = [
+      '2020-01-02 03:04:05.000001: E tensorflow/stream_executor/cuda/cuda_driver.cc:1262] failed to allocate 7.50G (8053063680 bytes) from device: CUDA_ERROR_OUT_OF_MEMORY: out of memory',
+      '2020-01-02 03:04:05.100000: I tensorflow/core/common_runtime/bfc_allocator.cc:1000] retrying',
+      '2020-01-02 03:04:05.200000: I tensorflow/core/common_runtime/bfc_allocator.cc:1001] retrying',
+      '2020-01-02 03:04:06.000000: F tensorflow/core/platform/default/env.cc:73] Check failed: ret == 0 (11 vs. 0)Thread creation via pthread_create() failed.',
+    ];
+    expect(root(log.join('\n'))?.kind).toBe('catchable-oom');
+  });
+});

@@ -583,7 +583,7 @@ const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*#|^\s*```|^\s*- \*\*|^This error mea
 
 /**
  * Where a frame list printed under a message without a "Traceback" header starts (its first frame
- * within the next 8 lines, with only blank lines, markdown headings, code fences and `- **Key:**` lines
+ * within the next 10 lines, with only blank lines, markdown headings, code fences and `- **Key:**` lines
  * of a report before it), or undefined.
  */
 function headerlessFrames(below: (k: number) => RankedLine | undefined): number | undefined {

@@ -659,9 +659,10 @@ const rayMemoryMonitor: Signature = {
  * V8's fatal out-of-memory in Node.js (a CLI, a language server, a bundler beside the training code): "FATAL ERROR: Reached
  * heap limit Allocation failed - JavaScript heap out of memory" (or "Ineffective mark-compacts near heap limit …"), then its
  * native stack ("v8::internal::V8::FatalProcessOutOfMemory", "v8::base::FatalOOM"). V8 aborts the process: nothing could catch
- * it. The stack alone, when the message was cut, says the same.
+ * it. The stack alone, when the message was cut, says the same. The message starts its line (after a process's "[name]"
+ * prefix), not a quote in prose.
  */
-const V8_FATAL_OOM = /\bFATAL ERROR: .*\bJavaScript heap out of memory\b|\bV8::FatalProcessOutOfMemory\b|\bv8::base::FatalOOM\b/;
+const V8_FATAL_OOM = /(?:^|\]\s*)FATAL ERROR: .*\bJavaScript heap out of memory\b|\bV8::FatalProcessOutOfMemory\b|\bv8::base::FatalOOM\b/;
 
 const v8HeapOom: Signature = {
   id: 'v8-heap-oom',
@@ -675,6 +676,8 @@ const v8HeapOom: Signature = {
       kind: 'runtime-abort',
       platform: 'cpu',
       catchable: false,
+      // Often a side process (a dashboard, a build) beside the training run: it speaks only when nothing else failed.
+      fallback: 'oom',
       summary: 'Process aborted: Node.js ran out of JavaScript heap (V8\'s fatal out-of-memory)',
       explanation:
         'V8 could not grow the JavaScript heap past its limit (--max-old-space-size, about 2–4 GiB by default) even after full garbage collections, ' +

@@ -45,10 +45,15 @@ const UNCAUGHT = /terminating due to uncaught exception|terminate called after t
 /**
  * What a process prints as it ends on an error nothing handled: an uncaught exception's report (UNCAUGHT), Open MPI's
  * banner for MPI_Abort (a check that aborts every rank on a failed call: mpi4jax's), the shell's or the C library's
- * abort report, glog's FATAL line ("F0611 19:40:24.593505 …", TensorFlow's "… F tensorflow/…/cuda_gpu_executor.cc:881]
- * Check failed: module != nullptr"), after which glog aborts.
+ * abort report.
  */
-const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|^\s*F\d{4} \d\d:\d\d:|(?:^|\s)F [\w./-]+\.(?:cc|cpp|h):\d+\] `);
+const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called`);
+/**
+ * glog's FATAL line ("F0611 19:40:24.593505 …", TensorFlow's "… F tensorflow/…/cuda_gpu_executor.cc:881] Check failed:
+ * module != nullptr"), after which glog aborts: it ends the process on the failure right above it only (a fatal check a
+ * few lines on may have another cause).
+ */
+const GLOG_FATAL = /^\s*F\d{4} \d\d:\d\d:|(?:^|\s)F [\w./-]+\.(?:cc|cpp|h):\d+\] /;
 
 /** The rank Open MPI's MPI_Abort banner names ("MPI_ABORT was invoked on rank 1 in communicator MPI_COMM_WORLD") within `after` lines under the line. */
 export function mpiAbortRank(line: LineView, after: number): number | undefined {
@@ -68,7 +73,8 @@ export function endsProcessAfter(line: LineView, after: number): boolean {
   for (let k = 1; k <= after; k++) {
     const rank = line.nextRank(k);
     if (rank !== undefined && line.rank !== undefined && rank !== line.rank) continue;
-    if (ENDS_PROCESS.test(line.next(k) ?? '')) return true;
+    const next = line.next(k) ?? '';
+    if (ENDS_PROCESS.test(next) || (k === 1 && GLOG_FATAL.test(next))) return true;
   }
   return false;
 }

@@ -913,6 +913,9 @@ export const tailModelDoesNotFit: Signature = {
   },
 };
 
+/** How far above a launcher's report of a failed child the SIGKILL that ended the child may be read. */
+const LAUNCHER_KILL_LINES = 5;
+
 /**
  * XLA's TPU memory report, printed only inside a RESOURCE_EXHAUSTED status when a program does not fit
  * in HBM (xla/service memory_space_assignment / TPU compiler: "Total hbm usage >= 9.50G:", "Program hbm
@@ -972,10 +975,12 @@ export function chooseFailure<T extends { finding: Finding; line: number }>(foun
     const cause = [...found].reverse().find((f) => oomKinds.includes(f.finding.kind) && f.finding.rank === chosen!.finding.rank && chosen!.line - f.line >= 1 && chosen!.line - f.line <= 3);
     if (cause) chosen = cause;
   }
-  // A launcher's report that its child failed (CalledProcessError, ChildFailedError) says only that; a kill of a process
-  // anywhere in the tail (its "<Signals.SIGKILL: 9>", the shell's "Killed") says how.
-  if (chosen.finding.facts?.launcher !== undefined) {
-    const kill = found.find((f) => f.finding.kind === 'host-oom');
+  // A launcher's report that its child failed (CalledProcessError, ChildFailedError) says only that; a SIGKILL read just
+  // above it ("… died with <Signals.SIGKILL: 9>", a title line over the pasted exception) says how, unless the report
+  // itself gives an exit status that is no kill ("returned non-zero exit status 1").
+  if (chosen.finding.facts?.launcher !== undefined && !/\b(?:exit status|exitcode:?|exit code|return code =?)\s*[1-9]\d*\b/.test(chosen.finding.summary)) {
+    const launcherLine = chosen.line;
+    const kill = [...found].reverse().find((f) => f.finding.kind === 'host-oom' && launcherLine - f.line >= 0 && launcherLine - f.line <= LAUNCHER_KILL_LINES);
     if (kill) chosen = kill;
   }
   if (chosen.finding.rank === undefined) {

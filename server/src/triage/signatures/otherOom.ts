@@ -191,6 +191,20 @@ export function devicePlatformNear(line: LineView, back = 30): Platform {
   return near === 'cpu' ? 'cuda' : near;
 }
 
+/**
+ * Tenstorrent tt-metal's bank allocator's message ("Out of Memory: Not enough space to allocate N B DRAM buffer across 12
+ * banks, …"), with up to three lines it was wrapped onto joined: the match and the joined text, or undefined.
+ */
+const TT_METAL_OOM_HEAD = /\bOut of Memory: Not enough space to allocate \d+ B \w+ buffer\b/;
+const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer\s+across (\d+) banks/;
+
+export function ttMetalOom(line: LineView): { match: RegExpExecArray; text: string } | undefined {
+  if (!TT_METAL_OOM_HEAD.test(line.content)) return undefined;
+  const text = [line.content, line.next(1) ?? '', line.next(2) ?? '', line.next(3) ?? ''].join(' ');
+  const match = TT_METAL_OOM.exec(text);
+  return match ? { match, text } : undefined;
+}
+
 export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
@@ -226,7 +240,7 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
   if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
   // tt-metal's bank allocator, which the tail pass reads whole, its state included, even wrapped over lines (tailAllocFailure.ts).
-  if (/\bNot enough space to allocate \d+ B \w+ buffer\b/.test(text)) return undefined;
+  if (ttMetalOom(line) !== undefined) return undefined;
   // ggml's CUDA backend failing to pin host memory for a reason that is not memory (ggml-cuda.cu ggml_cuda_host_malloc: "failed
   // to allocate 1012.00 MiB of pinned memory: " + cudaGetErrorString, e.g. cudaErrorSystemDriverMismatch's "system has
   // unsupported display driver / cuda driver combination", cudaErrorNoDevice's "no CUDA-capable device is detected"): the

@@ -22,7 +22,7 @@ import { hostMemory, shrinkPeak } from '../fixes';
 import { toBytes } from '../sizes';
 import { endsProcessAfter, thrownUncaught } from './lineContext';
 import { ACL_CODE } from './nativeFailure';
-import { EXPANDABLE_MAP_OOM, platformNear } from './otherOom';
+import { EXPANDABLE_MAP_OOM, platformNear, ttMetalOom } from './otherOom';
 import type { Fix, Platform } from '../../protocol';
 import type { Finding, LineView, Signature } from './types';
 
@@ -75,8 +75,6 @@ const OPENCL_OOM_TEXT = /\b(Memory object allocation failure|Out of host memory)
  */
 const OPENCL_OUT_OF_RESOURCES_TEXT = /\bOut of resources\b/i;
 const OPENCL_CONTEXT = /\bOpenCL\b|\bCL_[A-Z]|\(-5\)/i;
-const TT_METAL_OOM_HEAD = /\bOut of Memory: Not enough space to allocate \d+ B \w+ buffer\b/;
-const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer\s+across (\d+) banks/;
 const TT_METAL_BANK_STATE = /\(allocated: (\d+) B, free: (\d+) B, largest free block: \d+ B\)/;
 /**
  * MLX's Metal allocator refusing one buffer over the device's largest (MTLDevice.maxBufferLength): "[metal::malloc]
@@ -421,9 +419,9 @@ export const tailAllocFailure: Signature = {
       });
     }
     // The message may be wrapped over the next lines ("… DRAM buffer" / "across 12 banks, …" / "… (allocated: …").
-    const ttText = TT_METAL_OOM_HEAD.test(line.content) ? [line.content, line.next(1) ?? '', line.next(2) ?? '', line.next(3) ?? ''].join(' ') : '';
-    const tt = TT_METAL_OOM.exec(ttText);
-    if (tt) {
+    const ttRead = ttMetalOom(line);
+    if (ttRead) {
+      const { match: tt, text: ttText } = ttRead;
       const requested = Number(tt[1]);
       // Headroom has no platform of Tenstorrent's own: its cards are read as xla-tpu, the class of the XLA/PJRT accelerators
       // that tt-xla plugs into, as the corpus's collectors labelled 22 of 23 Tenstorrent logs.
