@@ -1259,8 +1259,9 @@ const driverStatus: Signature = {
  * - the DreamBooth extension's batch-size search ("OOM Detected, reducing batch/grad size to 10/1."), after
  *   accelerate's find_executable_batch_size, which tries again with a smaller batch.
  */
-const CAUGHT_OOM_REPORTS: readonly { re: RegExp; summary: (m: RegExpExecArray) => string; explanation: string; fix: string }[] = [
+const CAUGHT_OOM_REPORTS: readonly { needles: readonly string[]; re: RegExp; summary: (m: RegExpExecArray) => string; explanation: string; fix: string }[] = [
   {
+    needles: ['CPU due to CUDA OOM'],
     re: /\bAttempting to copy inputs(?: of (.+?))? to CPU due to CUDA OOM\b/,
     summary: (m) => `CUDA out of memory, caught by detectron2: ${m[1] ?? 'the function'} ran again on the CPU`,
     explanation:
@@ -1269,6 +1270,7 @@ const CAUGHT_OOM_REPORTS: readonly { re: RegExp; summary: (m: RegExpExecArray) =
     fix: 'the input size at inference (image size, number of proposals or masks post-processed at once)',
   },
   {
+    needles: ['Got an OOM, unloading'],
     re: /\bGot an OOM, unloading all loaded models\b/,
     summary: () => 'Out of memory, caught by ComfyUI: the prompt failed and every loaded model was unloaded',
     explanation:
@@ -1277,6 +1279,7 @@ const CAUGHT_OOM_REPORTS: readonly { re: RegExp; summary: (m: RegExpExecArray) =
     fix: 'the node\'s resolution, batch or frame count, or ComfyUI\'s --lowvram / --novram',
   },
   {
+    needles: ['memory when regular VAE', 'Out of Memory during VAE'],
     re: /\bRan out of memory when regular VAE decoding\b|\bEncountered Out of Memory during VAE decoding\b/,
     summary: () => 'Out of memory in the VAE decode, caught: decoding again in tiles',
     explanation:
@@ -1285,6 +1288,7 @@ const CAUGHT_OOM_REPORTS: readonly { re: RegExp; summary: (m: RegExpExecArray) =
     fix: 'the image or video size, or decode tiled from the start (a tiled VAE decode node)',
   },
   {
+    needles: ['OOM Detected, reducing batch'],
     re: /\bOOM Detected, reducing batch\/grad size to (\d+)\/(\d+)/,
     summary: (m) => `Out of memory, caught by the batch-size search: trying again with batch ${m[1]}, gradient accumulation ${m[2]}`,
     explanation:
@@ -1297,7 +1301,7 @@ const CAUGHT_OOM_REPORTS: readonly { re: RegExp; summary: (m: RegExpExecArray) =
 const caughtOomReport: Signature = {
   id: 'caught-oom-report',
   platform: 'cuda',
-  needles: ['CPU due to CUDA OOM', 'Got an OOM, unloading', 'memory when regular VAE', 'Out of Memory during VAE', 'OOM Detected, reducing batch'],
+  needles: CAUGHT_OOM_REPORTS.flatMap((report) => report.needles),
   match(line) {
     for (const report of CAUGHT_OOM_REPORTS) {
       const m = report.re.exec(line.content);
