@@ -1,9 +1,9 @@
 // Output of runs that did not fail gets no verdict. The logs are real: a healthy one-GPU DDP run on the lent H200 with
 // NCCL_DEBUG=INFO and the allocator's memory summary (bench/healthy-runs/gpu_train.py, docs/GPU-RESULTS.md), a two-rank
 // gloo DDP run on CPU with metric lines, a metrics table and an error-rate line (bench/healthy-runs/cpu_gloo_train.py),
-// and a DataLoader run printing Keras-style metrics. healthy/issues/ holds 20 public logs of runs that did not fail,
-// gathered in rank order by a collector who never saw the engine (its README.md says how): slow runs, NaN losses,
-// warnings, NCCL INFO lines, trainer tables.
+// and a DataLoader run printing Keras-style metrics. healthy/issues/ holds 40 public logs of runs that did not fail,
+// gathered in rank order by two collectors who never saw the engine (README.md and README-2.md say how): slow runs, NaN
+// losses, warnings, NCCL INFO lines, trainer tables, ZeRO step prints, vLLM's memory profiling, torchelastic's summary.
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
