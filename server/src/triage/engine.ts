@@ -15,7 +15,7 @@ import type { SourceFrame } from '../protocol';
 import { CUT_FRAME_HEAD, framesOf, isAtHeader, isChainMarker, isNotebookLine, isTracebackBody, isTracebackHeader, parseAtFrame, parseFrameLine, withoutCiTimestamp } from './frames';
 import { inlineRank, splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES, TAIL_SIGNATURES } from './signatures';
-import { chooseFailure, cutTracebackFinding, TAIL_ANCHORS } from './signatures/otherFailure';
+import { chooseFailure, cutTracebackFinding, LOCALIZED_SEGFAULT, TAIL_ANCHORS } from './signatures/otherFailure';
 import { mentionsFailure, OOM_BEFORE_FAILURE_LINES, runWentOn, STATED_FAILURE_LINES, statedFailure, statesFailure, statesOomAtEnd } from './signatures/statedFailure';
 import { NAMES_NO_PLATFORM, oomStatedAtEnd, platformNamedIn } from './signatures/otherOom';
 import type { Finding, FollowingTraceback, LineView, Signature } from './signatures/types';
@@ -242,7 +242,7 @@ export class TriageEngine {
     private readonly tailSignatures: readonly Signature[] = TAIL_SIGNATURES,
   ) {
     this.pattern = anchorPattern();
-    this.tailPattern = new RegExp(TAIL_ANCHORS.join('|'), 'g');
+    this.tailPattern = new RegExp([...TAIL_ANCHORS, ...LOCALIZED_SEGFAULT.map(maskedLiteral)].join('|'), 'g');
     this.needles = new RegExp([...new Set(signatures.flatMap((s) => s.needles))].map(maskedLiteral).join('|'));
   }
 
@@ -314,7 +314,9 @@ export class TriageEngine {
     }
     // A Python exception the program printed and then went on from (a logged, recovered traceback
     // followed by ordinary output to the end) is not how the run ended.
-    const chosen = chooseFailure(found.filter((f) => !f.finding.catchable || this.text.endLine - f.line <= RECOVERED_AFTER_LINES)) ?? this.lastResort(from, ascii);
+    // The last resort (a failure stated in words among the final lines) does not speak over an OOM the log noted: what an
+    // application says at the end after skipping the work that ran out ("Number of failed examples: 1") is that OOM's outcome.
+    const chosen = chooseFailure(found.filter((f) => !f.finding.catchable || this.text.endLine - f.line <= RECOVERED_AFTER_LINES)) ?? (this.sink.notedOom ? undefined : this.lastResort(from, ascii));
     if (!chosen) return;
     // A not-oom failure whose nearby lines name no accelerator takes the one the rest of the retained
     // tail names (a CUDA device banner, frames under torch/cuda or torch_npu, the launcher's GPU list).
@@ -577,9 +579,11 @@ function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: num
  * stands where "Traceback (most recent call last):" would; ComfyUI's tip under an out-of-memory exception in its
  * error report ("This error means you ran out of memory on your GPU.", "TIPS: If the workflow worked before …",
  * execution.py), above the report's "## Stack Trace"; the detail lines of cudaMallocAsync's message ("Currently allocated
- * : 20.69 GiB", "Device limit : 23.99 GiB", …), which ComfyUI prints before format_tb's frames.
+ * : 20.69 GiB", "Device limit : 23.99 GiB", …), which ComfyUI prints before format_tb's frames; Python 3.11+'s caret lines
+ * under a header's code ("    ^^^^^^"); the sentences of PyTorch's allocator message a paste broke onto lines of their own
+ * ("GPU 3 has a total capacity of …", "Including non-PyTorch memory, …").
  */
-const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*#|^\s*```|^\s*- \*\*|^This error means you ran out of memory on your GPU\.|^TIPS: If the workflow worked before|^(?:Currently allocated|Requested|Device limit|Free \(according to CUDA\)|PyTorch limit \(set by user-supplied memory fraction\))\s*(?::|$)|^\s*: [\d.]+ ?[KMGTP]?i?B\s*$|^(?:\([\w.-]+ pid=\d+[^)]*\)\s?)?\s*\[ERROR\] .*\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\bray::[\w.]+\(\) \(pid=\d+/;
+const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*[\^~]+\s*$|^\s*(?:(?:GPU|NPU|XPU) \d+ has a total capac|Including non-PyTorch memory|Of the allocated memory|If reserved but unallocated)|^\s*#|^\s*```|^\s*- \*\*|^This error means you ran out of memory on your GPU\.|^TIPS: If the workflow worked before|^(?:Currently allocated|Requested|Device limit|Free \(according to CUDA\)|PyTorch limit \(set by user-supplied memory fraction\))\s*(?::|$)|^\s*: [\d.]+ ?[KMGTP]?i?B\s*$|^(?:\([\w.-]+ pid=\d+[^)]*\)\s?)?\s*\[ERROR\] .*\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\bray::[\w.]+\(\) \(pid=\d+/;
 
 /**
  * Where a frame list printed under a message without a "Traceback" header starts (its first frame

@@ -50,7 +50,7 @@ const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;
  * `…\Python36\lib\`), frozen and synthetic modules (`<frozen …>`, `<string>`: the whole name in angle brackets; a path
  * behind a placeholder a paste put for its prefix, `<redacted>/proj/train.py`, is not one of them; a notebook cell,
  * `<ipython-input-…>`, and code typed or piped in, `<stdin>`, are the user's code), and the
- * console scripts pip writes into a bin folder (`/usr/bin/torchrun`, `venv/bin/accelerate`).
+ * console scripts pip writes into a bin folder (`/usr/bin/torchrun`, `venv/bin/accelerate`; see BIN_SCRIPT).
  */
 // Julia's own sources and installed packages (share/julia/base and stdlib, ~/.julia/packages, juliaup's installs) are
 // library frames; a package checked out with Pkg.develop (~/.julia/dev) is the user's.
@@ -59,7 +59,7 @@ const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;
 // A conda install on Windows keeps the standard library in a lower-case lib next to python.exe
 // ("C:\ProgramData\Anaconda3\lib\os.py", "…\miniconda3\envs\x\lib\shutil.py"), no python3.x folder under it.
 // The JVM's runtime packages as jvmFrames gives their files ("java/util/ArrayList.java", "android/os/Handler.java").
-const LIBRARY_PATH = /(?:^(?:java|javax|jdk|sun|com\/sun|kotlin|kotlinx|scala|android|androidx|dalvik|com\/android|libcore)\/[\w/$]+\.(?:java|kt|scala)$|site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|[\\/](?:[Aa]naconda|[Mm]iniconda|[Mm]iniforge|[Mm]ambaforge)\d*[\\/](?:envs[\\/][^\\/]+[\\/])?lib[\\/](?!site)|^<(?!ipython-input-|stdin>)[^<>]*>$|[\\/]bin[\\/][\w-]+$|[\\/]node_modules[\\/]|^node:|^internal[\\/]|^[\w.-]+\.js$)/;
+const LIBRARY_PATH = /(?:^(?:java|javax|jdk|sun|com\/sun|kotlin|kotlinx|scala|android|androidx|dalvik|com\/android|libcore)\/[\w/$]+\.(?:java|kt|scala)$|site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|[\\/](?:[Aa]naconda|[Mm]iniconda|[Mm]iniforge|[Mm]ambaforge)\d*[\\/](?:envs[\\/][^\\/]+[\\/])?lib[\\/](?!site)|^<(?!ipython-input-|stdin>)[^<>]*>$|[\\/]node_modules[\\/]|^node:|^internal[\\/]|^[\w.-]+\.js$)/;
 
 /**
  * The host prefix pdsh and clush put before every line they relay (`10.0.0.5: `, `node01: `): an
@@ -136,7 +136,8 @@ export function isNotebookLine(line: string): boolean {
  * "[Previous line repeated]", a notebook line.
  */
 export function isTracebackBody(line: string): boolean {
-  return parseFrameLine(line) !== undefined || (/^\s/.test(line) && line.trim() !== '') || /^\[Previous line repeated/.test(line.trim()) || isNotebookLine(line);
+  // An ellipsis alone on its line is where a paste left frames out ("  File …" / "..." / "RuntimeError: …").
+  return parseFrameLine(line) !== undefined || (/^\s/.test(line) && line.trim() !== '') || /^\[Previous line repeated/.test(line.trim()) || isNotebookLine(line) || /^(?:\.{3,}|…)\s*$/.test(line);
 }
 
 /**
@@ -189,8 +190,16 @@ function cythonPackageFrame(frame: SourceFrame): boolean {
   return m !== null && frame.function.startsWith(`${m[1]!.replace(/\//g, '.')}.`);
 }
 
+/**
+ * A script in a bin folder. The console scripts pip and setuptools write there are a few lines that import the package and
+ * call its entry point, so their one frame is at module level; a program installed there whole (`/usr/bin/pyrit`) has
+ * functions of its own, and a frame inside one is the program's code.
+ */
+const BIN_SCRIPT = /[\\/]bin[\\/][\w-]+$/;
+
 /** True for frames in the standard library, the framework or an installed package. */
 export function isLibraryFrame(frame: SourceFrame): boolean {
+  if (BIN_SCRIPT.test(frame.file)) return frame.function === '<module>' || frame.function === '';
   // \`python -c "…"\` runs the command line's code as the module of \`<string>\` (CPython's pymain_run_command,
   // PyRun_SimpleString): the user's. A \`<string>\` frame inside a function is generated code (dataclasses'
   // \`__init__\`, namedtuple), not the user's.

@@ -202,7 +202,8 @@ export function allocatorMessageText(line: LineView): string {
     }
     return text;
   }
-  return unwrapped(line) ?? softWrapped(line, allocatorMessageComplete, /Tried to allocate/) ?? line.content;
+  // 2.x's message is some 420 characters: wrapped at 80 columns it takes six lines.
+  return unwrapped(line) ?? softWrapped(line, allocatorMessageComplete, /Tried to allocate/, 6) ?? line.content;
 }
 
 /** The parenthesised, semicolon-separated era; a message cut off before ")" still yields its fields. */

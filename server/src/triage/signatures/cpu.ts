@@ -48,6 +48,21 @@ const MEMORY_ERROR = /^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[
 /** NumPy's message, also alone: an application that caught the error and printed its message ("Error Occured: unable to allocate …"). */
 const NUMPY_REQUEST = /[Uu]nable to allocate (\d[\d,]*(?:\.\d*)?)\s?(bytes|[KMGTPE]iB) for an array with shape/;
 
+/**
+ * RAPIDS' libraries raise MemoryError for a failed device allocation (rmm::bad_alloc translated by Cython): a traceback through
+ * cuDF, cuML, cuGraph or RMM (their files, or a call into them on a code line) means the GPU's memory. The traceback is under an
+ * IPython header (its body, up to 40 lines below) or above the exception (30 lines).
+ */
+const RAPIDS_CALL = /(?:^|[\\/\s(=])(?:cudf|dask_cudf|cuml|cugraph|rmm)[\\/._]/;
+function raisedByRapids(line: LineView, ipython: boolean): boolean {
+  for (let k = 1; k <= (ipython ? 40 : 30); k++) {
+    const near = ipython ? line.next(k) : line.previous(k);
+    if (near === undefined || (ipython && /^[A-Za-z_][\w.]*(?:Error|Exception)\b/.test(near))) break;
+    if ((ipython || /^\s*File "|^\s{2,}\S/.test(near)) && RAPIDS_CALL.test(near)) return true;
+  }
+  return false;
+}
+
 const pythonMemoryError: Signature = {
   id: 'python-memory-error',
   platform: 'cpu',
@@ -64,17 +79,20 @@ const pythonMemoryError: Signature = {
     const requested = numpy ? toBytes(numpy[1]!, numpy[2]!) : undefined;
     // IPython's header ("MemoryError      Traceback (most recent call last)") starts the traceback: its frames are below it.
     const below = /^\s*(?:[A-Za-z_]\w*\.)*_?(?:Array)?MemoryError\s+Traceback \(most recent call last\)/.test(line.content) ? ipythonFrames(line) : [];
+    const rapids = !numpy && raisedByRapids(line, below.length > 0);
     return {
       ...(below.length > 0 && { frames: below }),
       signature: 'python-memory-error',
       role: 'failure',
       kind: 'catchable-oom',
-      platform: 'cpu',
+      platform: rapids ? 'cuda' : 'cpu',
       catchable: true,
-      summary: 'Host out of memory: Python raised MemoryError' + (requested !== undefined ? ` (NumPy could not allocate an array of ${formatBytes(requested)})` : ''),
+      summary: (rapids ? 'GPU out of memory: RAPIDS raised MemoryError' : 'Host out of memory: Python raised MemoryError') + (requested !== undefined ? ` (NumPy could not allocate an array of ${formatBytes(requested)})` : ''),
       explanation: numpy
         ? 'NumPy asked the OS for the memory of one whole array and was refused: the array does not fit in the host memory (or the address-space or commit limit) left to the process.'
-        : 'The Python allocator could not get host memory for an object.',
+        : rapids
+          ? "RAPIDS (cuDF, cuML, RMM) raises MemoryError when its device memory resource cannot allocate: the GPU's memory, not the host's, ran out."
+          : 'The Python allocator could not get host memory for an object.',
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers: requested !== undefined ? { requestedBytes: requested } : {},
       fixes: numpy ? [hostMemory, shrinkPeak('the array (a smaller dtype such as float32, chunks, or np.memmap)')] : [hostMemory],
@@ -366,7 +384,11 @@ export const tailHostKill: Signature = {
             ? 'Slurm\'s cgroup plugin counts the kernel OOM killer\'s kills inside the step\'s memory limit; the step used more than the job asked for. '
             : 'These frames (oom_kill_process, out_of_memory) are printed only while the kernel OOM killer runs; the lines naming the victim are not in this excerpt. ';
       const horovod = exit137 ? HOROVOD_EXIT.exec(line.content) : null;
-      return { ...hostKill(line, summary, {}, horovod ? Number(horovod[1]) : undefined, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
+      // The killed command's own arguments may name its rank: torch.distributed.launch's "--local_rank=2" in the command a
+      // CalledProcessError quotes.
+      const launched = exit137 ? /\bCommand '\[.*'--local[_-]rank=(\d+)'/.exec(line.content) : null;
+      const rank = horovod ? Number(horovod[1]) : launched ? Number(launched[1]) : undefined;
+      return { ...hostKill(line, summary, {}, rank, why + 'The killed process got SIGKILL: no exception, no traceback.'), facts: { tier: 2 } };
     }
     const userspace = USERSPACE_OOM_KILL.exec(line.content);
     if (userspace) {
@@ -632,11 +654,14 @@ const rayMemoryMonitor: Signature = {
   platform: 'cpu',
   // The raylet's periodic summary says it too: "(raylet) 1 Workers (tasks / actors) killed due to memory
   // pressure (OOM), 0 Workers crashed due to other reasons at node (ID: …, IP: …) over the last time period."
-  needles: ['running low on memory', 'Ray killed this worker', 'killed due to memory pressure (OOM)'],
+  // The error's last line points at Ray's OOM-prevention page ("Refer to the documentation on how to address the out of memory
+  // issue: https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html"); a job's tail may keep only that and the
+  // table of top memory users above it.
+  needles: ['running low on memory', 'Ray killed this worker', 'killed due to memory pressure (OOM)', 'address the out of memory issue'],
   match(line) {
     // The raylet's summary hard-wrapped by a log collector (syslog's fixed width cuts it after "Workers (tasks /").
     const wrapped = `${line.previous(1) ?? ''}${line.content}`.replace(/\s+/g, ' ');
-    if (!/(?:Task|Actor|Worker) was killed due to the node running low on memory|Ray killed this worker|\b[1-9]\d* Workers \(tasks \/ actors\) killed due to memory pressure \(OOM\)/.test(line.content) &&
+    if (!/(?:Task|Actor|Worker) was killed due to the node running low on memory|Ray killed this worker|\b[1-9]\d* Workers \(tasks \/ actors\) killed due to memory pressure \(OOM\)|address the out of memory issue: https:\/\/docs\.ray\.io\/\S*ray-oom-prevention/.test(line.content) &&
       !/\b[1-9]\d* Workers \(tasks \/ ?actors\) killed due to memory pressure \(OOM\)/.test(wrapped)) return undefined;
     const text = joinNext(line, 2);
     const used = RAY_USED.exec(text);

@@ -144,7 +144,9 @@ const runtimeError: Signature = {
     // e.g. torch allocator will free cache and retry)", torch_memory_saver) is not yet a failure.
     if (/\bmay not be an issue\b/.test(line.content)) return undefined;
     const size = /\((\d+) bytes\)|alloc(?:ate)? (\d+) bytes/.exec(line.content);
-    let device = ORT_DEVICE.exec(line.content)?.[1];
+    // The device as onnxruntime's check names it, or as miners do ("Can't find nonce with device [ID=11, GPU #11], cuda
+    // exception: CUDA_ERROR_OUT_OF_MEMORY", T-Rex).
+    let device = ORT_DEVICE.exec(line.content)?.[1] ?? /\bGPU ?#(\d+)\b/.exec(line.content)?.[1];
     // A check that ends the process on the status (an uncaught exception, MPI_Abort on every rank: mpi4jax's) makes it an abort.
     const aborts = endsProcessAfter(line, 3);
     const rank = line.rank ?? mpiAbortRank(line, 3);
@@ -1132,26 +1134,30 @@ const cupyOom: Signature = {
  * <reason>"; rmm::bad_alloc's what() adds "std::bad_alloc: ", rmm::out_of_memory "out_of_memory: "):
  * "MemoryError: std::bad_alloc: RMM failure at:…/pool_memory_resource.hpp:179: Maximum pool size exceeded",
  * "std::bad_alloc: out_of_memory: CUDA error at: …/cuda_memory_resource.hpp:…: cudaErrorMemoryAllocation out of memory".
- * Python wrappers (cuDF, cupoch, cuML) raise it as MemoryError, which is why this comes before the host one.
+ * Python wrappers (cuDF, cupoch, cuML) raise it as MemoryError, which is why this comes before the host one. A paste may cut
+ * the line after the file ("… CUDA error at: /…/rmm/mr/device/cuda_memory_resource.hpp"). Uncaught in C++ code it ends the
+ * process: "terminate called after throwing an instance of 'rmm::bad_alloc'" (or 'rmm::out_of_memory').
  */
-const RMM = /(?:std::bad_alloc|out_of_memory): (?:out_of_memory: )?(?:RMM failure|CUDA error) at:\s*(\S*?):(\d+): (.*)$/;
+const RMM = /(?:std::bad_alloc|out_of_memory): (?:out_of_memory: )?(?:RMM failure|CUDA error) at:\s*(\S*?)(?::(\d+): (.*))?$/;
+const RMM_TERMINATE = /terminate called after throwing an instance of 'rmm::(?:bad_alloc|out_of_memory)'/;
 
 const rmmOom: Signature = {
   id: 'rmm-out-of-memory',
   platform: 'cuda',
-  needles: ['bad_alloc: RMM failure', 'bad_alloc: out_of_memory', 'out_of_memory: RMM failure', 'out_of_memory: CUDA error'],
+  needles: ['bad_alloc: RMM failure', 'bad_alloc: out_of_memory', 'out_of_memory: RMM failure', 'out_of_memory: CUDA error', "terminate called after throwing an instance of 'rmm::"],
   match(line) {
     const m = RMM.exec(line.content);
-    if (!m) return undefined;
-    const reason = m[3]!.trim();
+    const terminated = RMM_TERMINATE.test(line.content);
+    if (!m && !terminated) return undefined;
+    const reason = m?.[3]?.trim() ?? '';
     const pool = /Maximum pool size exceeded/.test(reason);
     return {
       signature: 'rmm-out-of-memory',
       role: 'failure',
-      kind: 'catchable-oom',
+      kind: terminated ? 'runtime-abort' : 'catchable-oom',
       platform: 'cuda',
-      catchable: true,
-      summary: `RMM could not allocate device memory: ${reason}`,
+      catchable: !terminated,
+      summary: `RMM could not allocate device memory${reason ? `: ${reason}` : ''}${terminated ? ' (uncaught: the process aborted)' : ''}`,
       explanation: pool
         ? 'RMM\'s pool memory resource reached its maximum size: the pool was created with a limit (maximum_pool_size, or the initial size in wrappers that fix it) that the live allocations now exceed.'
         : 'RMM\'s device memory resource could not get memory from CUDA: the GPU is full.',
@@ -1257,7 +1263,9 @@ const driverStatus: Signature = {
  *   and of Forge ("Warning: Encountered Out of Memory during VAE decoding; Retrying with Tiled VAE Decoding..."), which
  *   decode again in tiles;
  * - the DreamBooth extension's batch-size search ("OOM Detected, reducing batch/grad size to 10/1."), after
- *   accelerate's find_executable_batch_size, which tries again with a smaller batch.
+ *   accelerate's find_executable_batch_size, which tries again with a smaller batch;
+ * - a trainer or predictor that drops the batch that ran out ("| WARNING: ran out of memory on GPU #2, skipping batch",
+ *   fairseq's trainer; "WARNING: ran out of memory, skipping batch", Boltz's predictor), then goes on with the next one.
  */
 const CAUGHT_OOM_REPORTS: readonly { needles: readonly string[]; re: RegExp; summary: (m: RegExpExecArray) => string; explanation: string; fix: string }[] = [
   {
@@ -1295,6 +1303,15 @@ const CAUGHT_OOM_REPORTS: readonly { needles: readonly string[]; re: RegExp; sum
       'The training step ran out of device memory; the trainer caught it and retries with a smaller batch. When the batch reaches zero the search gives up ' +
       '("No executable batch size found, reached zero"): then even one sample does not fit with these settings.',
     fix: 'the resolution, the models trained at once (the text encoder), or memory-saving options (8-bit Adam, gradient checkpointing, xformers)',
+  },
+  {
+    needles: ['ran out of memory'],
+    re: /\bran out of memory(?: on GPU #(\d+))?, skipping batch\b/,
+    summary: (m) => `Out of memory${m[1] !== undefined ? ` on GPU ${m[1]}` : ''}, caught: the batch was skipped`,
+    explanation:
+      'A step ran out of device memory; the program caught it, dropped that batch and went on with the next. The run continues, but that batch is lost ' +
+      '(a prediction missing from the output, a training step not taken): the largest inputs do not fit in the memory left.',
+    fix: 'the batch size or the longest inputs (crop or bucket them)',
   },
 ];
 

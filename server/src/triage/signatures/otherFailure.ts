@@ -56,6 +56,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'Engine core proc \\S+ died unexpectedly', 'requires more system memory',
   // nccl-tests' count of wrong results; rdma-core's mlx5 error completion (nativeFailure).
   'Out of bounds values', 'got completion with error',
+  // c10's TORCH_CHECK without a message of its own.
+  'to be true, but got false',
   // The collective watchdog's loop frame under WorkNCCL::checkTimeout in PyTorch 2.8+ (cuda.ts tailWatchdogFrames).
   '::Watchdog::run', 'watchdog thread terminated with exception', 'Caught collective operation timeout',
   // WebAssembly's linear memory running out (tailAllocFailure; a wasm trap's 'RuntimeError: ' is read through 'Error').
@@ -269,6 +271,8 @@ const HOROVOD_STALL = /\bOne or more tensors were submitted to be (?:reduced, ga
  * function" or "Error [ERR_X]: message", then one "    at fn (/path/file.js:56:45)" or "    at /path/file.js:132:5" per call,
  * innermost first; Node's own modules print as "internal/child_process.js:392:11", "events.js:86:13" or "node:events:517:28").
  */
+const COMFY_NODE_ERROR = /^\s*Error occurred when executing ([\w.-]+):\s+(\S.*?)\s*$/;
+const TORCH_CHECK_DEFAULT = /^\s*Expected \S.* to be true, but got false\./;
 const JS_ERROR = /^\s*(?:Uncaught )?((?:[A-Z]\w*)?Error|[A-Z]\w*Exception)(?: \[[A-Z_\d]+\])?: (\S.*)$/;
 const JS_FRAME = /^\s+at (?:(?:async )?(.+?) \((.+?):(\d+):\d+\)|(?:async )?(\S+?):(\d+):\d+)\s*$/;
 
@@ -292,8 +296,13 @@ const CI_PREFIX = /^(?:\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?|[A
  * handler (torch/csrc/DataLoader.cpp) prints "ERROR: Unexpected segmentation fault encountered in worker." before it
  * re-raises; its bus-error sibling is the shared-memory host signature in cpu.ts. PaddlePaddle's worker signal handler
  * (paddle/fluid/imperative/data_loader.cc) says "ERROR: Unexpected segmentation fault encountered in DataLoader workers.".
+ * zsh's notice can follow a program's last output on the same line when that output had no newline ("Total =
+ * 11439.875000zsh: segmentation fault"). The shell names SIGSEGV in the system's language (glibc's translations of
+ * strsignal: "段错误 (核心已转储)", "Violación de segmento", "Speicherzugriffsfehler", "Ошибка сегментирования", "Erreur de
+ * segmentation", "Falha de segmentação", "セグメンテーション違反です", "세그멘테이션 오류").
  */
-const CRASH = /Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|^\s*bus error(?: \(core dumped\))?\s*$|Floating point exception|\bIOT instruction(?: \(core dumped\))?|Illegal instruction(?: \(core dumped\)|\s*$)|\bzsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|\bUnexpected (?:segmentation fault|floating-point exception) encountered in (?:DataLoader )?workers?\b/;
+export const LOCALIZED_SEGFAULT: readonly string[] = ['段错误', 'Violación de segmento', 'Speicherzugriffsfehler', 'Ошибка сегментирования', 'Erreur de segmentation', 'Falha de segmentação', 'セグメンテーション違反', '세그멘테이션 오류'];
+const CRASH = new RegExp(String.raw`Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|^\s*bus error(?: \(core dumped\))?\s*$|Floating point exception|\bIOT instruction(?: \(core dumped\))?|Illegal instruction(?: \(core dumped\)|\s*$)|(?<![A-Za-z])zsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|${LOCALIZED_SEGFAULT.join('|')}|\bUnexpected (?:segmentation fault|floating-point exception) encountered in (?:DataLoader )?workers?\b`);
 /** A DataLoader worker's signal handler reporting the worker's crash (PyTorch's and PaddlePaddle's wording). */
 const WORKER_CRASH = /\bUnexpected (?:segmentation fault|floating-point exception) encountered in (?:DataLoader )?workers?\b/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
@@ -506,7 +515,7 @@ export const otherFailure: Signature = {
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'encountered in DataLoader worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
     'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'waitForInput: socket', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
     'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line ',
-    ' error: ', ': error:', 'CRITICAL', 'CANCELLED AT ', '@IOGPU', '@AGX', 'Error handler invoked', 'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors', 'ggml_cuda_init: failed', 'node it was running on is dead', 'waiting for remainder of ranks', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota'],
+    ' error: ', ': error:', 'CRITICAL', 'CANCELLED AT ', '@IOGPU', '@AGX', 'Error handler invoked', 'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors', 'ggml_cuda_init: failed', 'node it was running on is dead', 'waiting for remainder of ranks', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota', 'to be true, but got false', ...LOCALIZED_SEGFAULT],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".
@@ -645,6 +654,14 @@ export const otherFailure: Signature = {
       f.frames = jsFrames(line);
       return f;
     }
+    // ComfyUI's report of a node's exception ("Error occurred when executing DepthAnything_V2:" then the message; execution.py
+    // before its 2024 report format) with the message kept on the same line: the node's exception, which the app caught to
+    // fail that prompt. On a line of its own the message is read for what it says.
+    const comfy = COMFY_NODE_ERROR.exec(text);
+    if (comfy) return notOomFinding(line, 2, `ComfyUI's node ${comfy[1]} failed: ${quote(comfy[2]!)}`, true, [lookAtFailure(`the exception of the node ${comfy[1]} (its traceback follows the report)`)]);
+    // c10's TORCH_CHECK without a message ("Expected is_sm80 to be true, but got false.  (Could this error message be improved?
+    // …)"), the RuntimeError's text when a paste kept it without its type.
+    if (TORCH_CHECK_DEFAULT.test(text)) return notOomFinding(line, 2, quote(text), true, [lookAtFailure('the condition the check names (here a property of the device or of the inputs the kernel requires)')]);
     const ex = EXCEPTION_LINE.exec(text) ?? IPYTHON_HEADER.exec(text);
     if (ex) {
       const type = ex[2]!;

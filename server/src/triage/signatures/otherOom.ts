@@ -36,7 +36,7 @@ export const EXPANDABLE_MAP_OOM = /\b(?:expandable_segments: )?memory (?:mapping
 /** The JDK's direct-buffer limit (java.nio.Bits.reserveMemory: "Cannot reserve 4194304 bytes of direct buffer memory (allocated: A, limit: L)"). */
 const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory \(allocated: (\d+), limit: (\d+)\)/;
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check). */
-const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of memory|OutOfMemory|not enough memory|cannot allocate memory|insufficient memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
+const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device |video |graphics )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |video |graphics |system |host )?memory|cannot allocate memory|insufficient (?:GPU |device )?memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -119,15 +119,19 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // ROCm CLR's AMD_LOG_LEVEL lines (":1:rocdevice.cpp            :1897: 9616777836 us: 4277 : [tid:0x…] …", ClPrint's format) name the runtime by their form.
   // AMD's GPUs by brand ("Radeon RX 6600", "my AMD 8GB GPU"), as DirectML's and Vulkan's users name the card; not AMD's CPUs
   // ("AMD EPYC 7763") nor the graphics built into them ("AMD Ryzen 7 5800H with Radeon Graphics", often beside an NVIDIA card).
-  ['rocm', /(?<![A-Za-z0-9])(?:MI|mi)(?:100|210|250[Xx]?|300[AXax]?|325[Xx]|355[Xx])(?![A-Za-z0-9])|\bHIP\b|\bhip[A-Z]\w+|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|\brocBLAS\b|\brocblas|\bHIPBLAS|\bhipblas|\bMIOpen\b|\bmiopen[A-Z:]|\blibMIOpen\b|\bMIGraphX\b|AMDMIGraphX|\bmigraphx\.|\bHIPRTC|\bTensileLibrary|\bATen\/hip\b|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: |\bRadeon(?:\(TM\))? (?:RX|Pro|VII|R[579]|HD)\b|\bAMD\b(?=[^\n]{0,12}\b(?:GPU|graphics card|video card)s?\b)(?![^\n]{0,12}\b(?:NVIDIA|RTX|GTX|GeForce)\b)/m],
+  // HIP's API by its names (hipMalloc, hipErrorOutOfMemory: a capital then lower case, not a word such as "hipAB"), its C++
+  // namespace (MIGraphX's "hip::hip_allocate_memory"), and the kernel's amdgpu driver ("amdgpu: sq_intr: error", dmesg).
+  ['rocm', /(?<![A-Za-z0-9])(?:MI|mi)(?:100|210|250[Xx]?|300[AXax]?|325[Xx]|355[Xx])(?![A-Za-z0-9])|\bHIP\b|\bhip[A-Z][a-z]\w*|\bhip::|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|\brocBLAS\b|\brocblas|\bHIPBLAS|\bhipBLAS|\bhipblas|\bMIOpen\b|\bmiopen[A-Z:]|\blibMIOpen\b|\bMIGraphX\b|AMDMIGraphX|\bmigraphx[.:]|\bamdgpu|\bHIPRTC|\bTensileLibrary|\bATen\/hip\b|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: |\bRadeon(?:\(TM\))? (?:RX|Pro|VII|R[579]|HD)\b|\bAMD\b(?=[^\n]{0,12}\b(?:GPU|graphics card|video card)s?\b)(?![^\n]{0,12}\b(?:NVIDIA|RTX|GTX|GeForce)\b)/m],
   // The Ascend device's exception dump ("DEVICE[0] PID[358]:", "EXCEPTION STREAM:", "RTS_HWTS: aicore exception") and
   // torch_npu's "The Inner error is reported as above." name the NPU without saying so.
   ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu|\bRTS_HWTS: |^\s*EXCEPTION STREAM:|The Inner error is reported as above/m],
   // SYCL's device-side assert (intel/llvm libdevice __devicelib_assert_fail: "file:line: func: global id: [x,y,z], local id: [x,y,z] Assertion `…` failed.").
   // Level Zero's own names (the oneAPI Level Zero spec, ze_api.h): its status type ze_result_t, a ZE_RESULT_ code, a ze*/zes* API call.
   // PyTorch's own names for the device in code (torch.xpu, .to("xpu"), device="xpu:0"), as a pasted script shows them.
+  // Intel's compute runtime (NEO) by its package and sources, and its report of a GPU page fault ("Segmentation fault from GPU
+  // at 0x…, ctx_id: 9 (CCS) type: 0 (NotPresent), …, aborting.", drm_neo.cpp).
   // PyTorch's XPU wheels' version suffix ("2.6.0+xpu", collect_env's "PyTorch version:"), Intel's discrete GPUs by name (sycl-ls, clinfo: "Intel(R) Arc(TM) A770 Graphics", "Intel(R) Data Center GPU Max 1550").
-  ['xpu', /\bXPU\b|\btorch\.xpu\b|\.to\(["']xpu(?::\d+)?["']\)|\bdevice=["']xpu(?::\d+)?["']|\d\+xpu\b|\bIntel\(R\) (?:Arc\(TM\)|Data Center GPU)|Level.?Zero|\bSYCL\b|oneAPI|\bglobal id: \[\d+,\d+,\d+\], local id: \[|\bze_result_t\b|\bZE_RESULT_[A-Z_]+|\bzes?(?:Init|Driver|Device|Context|CommandList|CommandQueue|Mem|Module|Kernel|Event|Fence)\w*\(/],
+  ['xpu', /\bXPU\b|\bintel-compute-runtime\b|\bdrm_neo\.cpp\b|\bSegmentation fault from GPU at 0x|\btorch\.xpu\b|\.to\(["']xpu(?::\d+)?["']\)|\bdevice=["']xpu(?::\d+)?["']|\d\+xpu\b|\bIntel\(R\) (?:Arc\(TM\)|Data Center GPU)|Level.?Zero|\bSYCL\b|oneAPI|\bglobal id: \[\d+,\d+,\d+\], local id: \[|\bze_result_t\b|\bZE_RESULT_[A-Z_]+|\bzes?(?:Init|Driver|Device|Context|CommandList|CommandQueue|Mem|Module|Kernel|Event|Fence)\w*\(/],
   // TPU inside the identifiers of the stacks that drive it: TensorFlow's and StreamExecutor's TpuPlatform, TPU_SYSTEM
   // device and TPUClusterResolver/TPUStrategy, vLLM's TPUExecutor, JAX's tpu_version and COLAB_TPU_ADDR, PJRT's
   // "device type tpu", libtpu's library, XRT's sources (xrt_computation_client.cc); not inside a word ("output").
@@ -152,7 +156,8 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // H100, H200, V100, B200, GB200; also inside host names such as "h100-3" or "presubmit-a100", which clusters name after them).
   // MXNet's GPU memory pool by its source (src/storage/pooled_storage_manager.h: GPUPooledStorageManager; host memory has no pool).
   // DeepSpeed's launcher (deepspeed/launcher/launch.py, its sigkill_handler's lines), which starts one process per GPU it finds.
-  ['cuda', /CUDA|\bcuda|(?<![A-Za-z])cuda(?![a-z])|(?<![A-Za-z0-9])(?:[AaHhVv]100|[HhBb]200|[AaHh]800|GB200|GH200)(?![0-9])|\bCUresult\b|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bnccl[A-Z][a-z]\w*|\bptxas\b|(?<![A-Za-z])nccl(?![a-z])|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b|\bpooled_storage_manager\.h:|\bdeepspeed[./]launcher\b|\blaunch\.py:\d+:sigkill_handler\]/],
+  // The GPU libraries of RAPIDS (rmm::, cuDF, cuML, cuGraph), CuPy and Faiss's GPU namespace: CUDA's unless ROCm's words say otherwise.
+  ['cuda', /CUDA|\bcuda|(?<![A-Za-z])cuda(?![a-z])|(?<![A-Za-z0-9])(?:[AaHhVv]100|[HhBb]200|[AaHh]800|GB200|GH200)(?![0-9])|\bCUresult\b|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bnccl[A-Z][a-z]\w*|\bptxas\b|(?<![A-Za-z])nccl(?![a-z])|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b|\bpooled_storage_manager\.h:|\bdeepspeed[./]launcher\b|\blaunch\.py:\d+:sigkill_handler\]|\brmm::|\bcudf\b|\bcuml\b|\bcugraph\b|\bcupy(?:_backends)?\b|\bfaiss::gpu::/],
 ];
 
 /** The accelerator a text names (the first of PLATFORM_WORDS that matches), or undefined. */
@@ -208,7 +213,8 @@ export function ttMetalOom(line: LineView): { match: RegExpExecArray; text: stri
 export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
-  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'device memory', 'emory is overflow'],
+  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'device memory', 'emory is overflow',
+    'ut of GPU memory', 'ut of video memory', 'ut of graphics memory', 'enough GPU memory', 'enough video memory', 'enough graphics memory', 'enough system memory', 'enough host memory', 'nsufficient GPU memory'],
   match: (line) => readOtherOom(line, false),
 };
 
@@ -535,9 +541,14 @@ export const allocatorDump: Signature = {
   match(line) {
     const text = line.content;
     const bfc = /bfc_allocator\.cc:\d+\] Stats:\s*$/.test(text);
-    const async = !bfc && /^\s*E\d{4} [\d:.]+\s+\d+ gpu_cudamallocasync_allocator\.cc:\d+\] (?:\d+, \d+\s*$|Histogram of current allocation)/.test(text);
-    if (!bfc && !async) return undefined;
-    const numbers: Finding['numbers'] = {};
+    // The line DumpMemoryLog prints before "Stats:" ("total_region_allocated_bytes_: 140181504 memory_limit_: 140181504 available
+    // bytes: 0 curr_region_allocation_bytes_: 280363008"): the regions the allocator took from the device and its limit.
+    const regions = bfc ? null : /bfc_allocator\.cc:\d+\] total_region_allocated_bytes_: (\d+) memory_limit_: (\d+)\b/.exec(text);
+    const async = !bfc && !regions && /^\s*E\d{4} [\d:.]+\s+\d+ gpu_cudamallocasync_allocator\.cc:\d+\] (?:\d+, \d+\s*$|Histogram of current allocation)/.test(text);
+    if (!bfc && !regions && !async) return undefined;
+    // With the "Stats:" block under it, that block is the dump's reading.
+    if (regions && [1, 2, 3].some((k) => /bfc_allocator\.cc:\d+\] Stats:\s*$/.test(line.next(k) ?? ''))) return undefined;
+    const numbers: Finding['numbers'] = regions ? { reservedBytes: Number(regions[1]), allowedBytes: Number(regions[2]) } : {};
     if (bfc) {
       for (let k = 1; k <= 6; k++) {
         const next = line.next(k) ?? '';
@@ -555,9 +566,9 @@ export const allocatorDump: Signature = {
       kind: 'catchable-oom',
       platform,
       catchable: true,
-      summary: bfc ? "TensorFlow's BFC allocator dumped its state after a failed allocation" : "The cudaMallocAsync allocator dumped its allocations after a failed allocation",
+      summary: bfc || regions ? "TensorFlow's BFC allocator dumped its state after a failed allocation" : "The cudaMallocAsync allocator dumped its allocations after a failed allocation",
       explanation:
-        (bfc
+        (bfc || regions
           ? 'TensorFlow\'s BFC allocator prints its chunk map and "Stats:" only when an allocation fails' +
             (numbers.allowedBytes !== undefined ? ` (limit ${formatBytes(numbers.allowedBytes)}, in use ${formatBytes(numbers.allocatedBytes ?? 0)})` : '') +
             '; '
@@ -638,11 +649,32 @@ const ALLOCATOR_HINT_TAIL = /max_split_size_mb to avoid fragmentation\.\s+See do
 const VLLM_NO_CACHE_BLOCKS = /\bNo available memory for the cache blocks\b/;
 const VLLM_KV_NEEDED = /\b([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \(([\d.]+) GiB\)/;
 const VLLM_FREE = /Free memory on device \(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired\s+GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/;
+/**
+ * Faiss's GPU allocations (faiss/gpu/StandardGpuResources.cpp, utils/MemorySpace.cpp, utils/StackDeviceMemory.cpp). A failed
+ * cudaMalloc under FAISS_THROW_FMT comes back to Python as RuntimeError ("Error in … faiss::gpu::StandardGpuResourcesImpl::
+ * allocMemory(…) at …: Error: 'err == cudaSuccess' failed: Failed to cudaMalloc 536870912 bytes on device 1 (error 2 out of
+ * memory", or "StandardGpuResources: alloc fail type IVFLists dev 0 space Device stream 0x… size 606208 bytes (cudaMalloc error
+ * out of memory [2])"); under FAISS_ASSERT it aborts ("Faiss assertion 'cudaMalloc(p, size) == cudaSuccess' failed in …
+ * allocMemorySpace …; details: Failed to cudaMalloc 16000000000 bytes", "Faiss assertion 'err == cudaSuccess' failed in …
+ * StackDeviceMemory::Stack::Stack(int, size_t)", older builds without the quotes). The asserts are read as memory failures only in the allocating functions.
+ */
+const FAISS_ALLOC = /\bfaiss::gpu::(?:\w+::)*(?:allocMemory\w*|getAlloc)\b|\bStackDeviceMemory::Stack::(?:Stack|getAlloc)\b|\b[Ff]ailed to cudaMalloc \d+ bytes|\balloc fail type \w+ dev \d+/;
+const FAISS_FAILED_CUDA = /'?(?:err == cudaSuccess|cudaMalloc\([^']*\) == cudaSuccess)'? failed|\b[Ff]ailed to cudaMalloc \d+ bytes|\(cudaMalloc error out of memory/;
+const FAISS_SIZE = /\b[Ff]ailed to cudaMalloc (\d+) bytes(?: on device (\d+))?|\balloc fail type \w+ dev (\d+) space \w+ stream \S+ size (\d+) bytes/;
+/**
+ * ggml's fixed memory pools (llama.cpp and its 2023 forks: privateGPT, gpt4all, localGPT): "ggml_new_tensor_impl: not enough
+ * space in the context's memory pool (needed 18682928, available 10485760)" (or "the scratch memory pool"). ggml printed it and
+ * returned NULL where its assert was compiled out, so the process crashes right after (a segfault); and "GGML_ASSERT: ggml.c:4411:
+ * ctx->mem_buffer != NULL", the context's buffer that malloc did not give. Both pools are host memory.
+ */
+const GGML_POOL = /\bnot enough space in the (?:context's|scratch) memory pool \(needed (\d+), available (\d+)\)/;
+const GGML_NO_BUFFER = /\bGGML_ASSERT: \S+: ctx->mem_buffer != NULL\b/;
 
 export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
-  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management'],
+  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -660,6 +692,17 @@ export const namedOom: Signature = {
       numbers,
       fixes: [shrinkPeak()],
     });
+    if (FAISS_ALLOC.test(text) && FAISS_FAILED_CUDA.test(text)) {
+      const size = FAISS_SIZE.exec(text);
+      const requested = size?.[1] ?? size?.[4];
+      const device = size?.[2] ?? size?.[3];
+      const aborts = /\bFaiss assertion\b/.test(text);
+      const f = finding("Faiss's GPU resources could not cudaMalloc device memory", 'cuda', aborts, requested !== undefined ? { requestedBytes: Number(requested) } : {});
+      return device !== undefined ? { ...f, device: Number(device) } : f;
+    }
+    const pool = GGML_POOL.exec(text);
+    if (pool) return finding(`ggml's ${/scratch/.test(text) ? 'scratch' : 'context'} memory pool was too small for a tensor`, 'cpu', true, { requestedBytes: Number(pool[1]), freeBytes: Number(pool[2]) });
+    if (GGML_NO_BUFFER.test(text)) return finding("ggml could not allocate its context's buffer (malloc returned NULL)", 'cpu', true, {});
     const gmp = GMP.exec(text);
     if (gmp) return finding('GNU MP could not allocate memory for a number and aborted', 'cpu', true, { requestedBytes: Number(gmp[1]) });
     const mlx = MLX.exec(text);

@@ -61,7 +61,11 @@ export function parseTensorflowOom(line: LineView): TensorflowOom | undefined {
   for (let k = 1; k <= 3 && !where; k++) {
     const next = line.next(k);
     if (next === undefined || !NODE_LINE.test(next)) break;
-    where = deviceIn(next);
+    // A terminal that hard-wrapped the node's line at a fixed width continues it on the lines under it, up to its "]]";
+    // the wrap may cut a token ("_device" / "=\"/job:…"), so the pieces join without a space.
+    let node = next;
+    for (let j = k + 1; j <= k + 4 && !node.includes(']]'); j++) node += line.next(j) ?? '';
+    where = deviceIn(node);
   }
   where ??= deviceIn(line.content);
   // A terminal or paste that wrapped the message after "… and type float on " puts the device on the next line
