@@ -53,11 +53,14 @@ describe('RAPIDS', () => {
   });
 
   it("reads MemoryError raised through cuDF's frames as the GPU's, and NumPy's as the host's", () => {
-    const ipython = ['MemoryError                               Traceback (most recent call last)', '<ipython-input-3-1f2e> in <module>', "----> 1 df = cudf.read_parquet('big.parquet')", '', 'MemoryError: '];
+    const ipython = ['MemoryError                               Traceback (most recent call last)', '<ipython-input-3-1f2e> in <module>', "----> 1 df = cudf.read_parquet('big.parquet')", '', 'cudf/_lib/parquet.pyx in cudf._lib.parquet.read_parquet()', '', 'MemoryError: '];
     expect(root(ipython.join('\n'))).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
     const plain = ['Traceback (most recent call last):', '  File "etl.py", line 9, in <module>', '    out = merge(a, b)', '  File "/opt/conda/lib/python3.10/site-packages/cudf/core/dataframe.py", line 3801, in merge', '    return merge_cls(...)', 'MemoryError: std::bad_alloc'];
     expect(root(plain.join('\n'))?.platform).toBe('cuda');
     expect(root('Traceback (most recent call last):\n  File "prep.py", line 3, in <module>\n    x = np.zeros((90000, 90000))\nMemoryError')?.platform).toBe('cpu');
+    // The innermost frame decides: pandas' (host memory) under a cuDF call, or a project that happens to live in a folder named rmm.
+    const pandas = ['Traceback (most recent call last):', '  File "/home/u/rmm/etl.py", line 5, in <module>', '    pdf = gdf.to_pandas()', '  File "/opt/conda/lib/python3.10/site-packages/pandas/core/frame.py", line 700, in __init__', '    mgr = dict_to_mgr(data)', 'MemoryError'];
+    expect(root(pandas.join('\n'))?.platform).toBe('cpu');
   });
 });
 
@@ -97,8 +100,8 @@ describe('segfault notices', () => {
 });
 
 describe('caught OOMs that skip the batch', () => {
-  it('reads a skipped batch as a caught OOM, and what the program counts after it as its outcome', () => {
-    const log = ['Predicting: 0%|  | 0/3 [00:00<?, ?it/s]| WARNING: ran out of memory, skipping batch', 'Predicting: 100%|  | 3/3 [00:09<00:00,  3.01s/it]Number of failed examples: 1'];
+  it('reads a skipped batch as a caught OOM', () => {
+    const log = ['Predicting: 0%|  | 0/3 [00:00<?, ?it/s]| WARNING: ran out of memory, skipping batch', 'Predicting: 100%|  | 3/3 [00:09<00:00,  3.01s/it]'];
     expect(root(log.join('\n'))).toMatchObject({ kind: 'catchable-oom', catchable: true });
   });
 
@@ -171,5 +174,37 @@ describe('platform words', () => {
   it("names the device from a miner's bracket and the rank from a launched command's --local_rank", () => {
     expect(root("00:40:28 TREX: Can't find nonce with device [ID=5, GPU #5], cuda exception: CUDA_ERROR_OUT_OF_MEMORY")).toMatchObject({ kind: 'catchable-oom', device: 5 });
     expect(root("subprocess.CalledProcessError: Command '['/usr/bin/python', '-u', 'train.py', '--local_rank=3', 'cfg.py']' died with <Signals.SIGKILL: 9>.")).toMatchObject({ kind: 'host-oom', rank: 3 });
+  });
+});
+
+describe("a review of blind44's classes", () => {
+  it('lets a failure stated at the end outrank a caught OOM before it', () => {
+    const log = ['Warning: Ran out of memory when regular VAE decoding, retrying with tiled VAE decoding.', 'Saving image to output/x.png', 'fatal: could not write output file: Permission denied'];
+    expect(root(log.join('\n'))?.kind).toBe('not-oom');
+  });
+
+  it("reads Faiss's cudaMalloc failing with another status as that failure, not an OOM", () => {
+    const line = "RuntimeError: Error in void* faiss::gpu::allocMemorySpaceV(faiss::gpu::MemorySpace, void**, size_t) at /faiss/gpu/utils/MemorySpace.cpp:26: Error: 'err == cudaSuccess' failed: Failed to cudaMalloc 1610612736 bytes on device 0 (error 100 no CUDA-capable device is detected";
+    expect(root(line)?.kind).toBe('not-oom');
+  });
+
+  it('takes the NVIDIA card over the amdgpu driver of an integrated GPU, and knows HIP libraries by name', () => {
+    expect(root('[    1.234] [drm] amdgpu kernel modesetting enabled.\nUsing device: NVIDIA GeForce RTX 4070 Laptop GPU\nSegmentation fault (core dumped)')?.platform).toBe('cuda');
+    expect(root('RuntimeError: hipFFT error: HIPFFT_EXEC_FAILED')?.platform).toBe('rocm');
+  });
+
+  it('reads advice about GPU memory as no failure', () => {
+    expect(verdicts('Tip: use --lowvram if you do not have enough GPU memory\nModel loaded')).toEqual([]);
+    expect(verdicts('Tip: use --swap if your machine does not have enough memory\nStarting server')).toEqual([]);
+  });
+
+  it('keeps installed bin scripts (under node_modules or site-packages) as library frames', () => {
+    const log = ['Traceback (most recent call last):', '  File "/home/u/job/run.py", line 14, in <module>', '    launch(cfg)', '  File "/home/u/.venv/lib/python3.11/site-packages/nemo/bin/launcher", line 40, in launch', '    torch.zeros(n, device="cuda")', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 GiB.'];
+    expect(root(log.join('\n'))!.userFrames[0]).toMatchObject({ file: '/home/u/job/run.py', line: 14 });
+  });
+
+  it("does not borrow the next message's device for a node line that is not wrapped", () => {
+    const log = ['ResourceExhaustedError: OOM when allocating tensor with shape[1024,1024]', '\t [[node dense/MatMul (defined at train.py:10) ', 'Worker 2: OOM when allocating on /job:worker/replica:0/task:2/device:GPU:3'];
+    expect(root(log.join('\n'))?.device).toBeUndefined();
   });
 });

@@ -220,8 +220,9 @@ const FLOORS = {
   // First run kind 73/86, exact 136/141; after one class was filled: kind 74/86.
   blind42: { kind: 74 / 86, exact: 136 / 141 },
   blind43: { kind: 37 / 39, exact: 43 / 46 },
-  // First run kind 136/171, exact 321/352; after its classes were filled (triage-blind44.test.ts): kind 161/171, exact 347/352.
-  blind44: { kind: 161 / 171, exact: 347 / 352 },
+  // First run kind 136/171, exact 321/352; after its classes were filled (triage-blind44.test.ts): kind 161/171, exact 347/352;
+  // after a review of those classes, 160/171 (a failure stated at the end again outranks a skipped batch, as it should).
+  blind44: { kind: 160 / 171, exact: 347 / 352 },
   blind45: { kind: 112 / 128, exact: 291 / 316 },
 };
 

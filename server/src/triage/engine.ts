@@ -314,9 +314,7 @@ export class TriageEngine {
     }
     // A Python exception the program printed and then went on from (a logged, recovered traceback
     // followed by ordinary output to the end) is not how the run ended.
-    // The last resort (a failure stated in words among the final lines) does not speak over an OOM the log noted: what an
-    // application says at the end after skipping the work that ran out ("Number of failed examples: 1") is that OOM's outcome.
-    const chosen = chooseFailure(found.filter((f) => !f.finding.catchable || this.text.endLine - f.line <= RECOVERED_AFTER_LINES)) ?? (this.sink.notedOom ? undefined : this.lastResort(from, ascii));
+    const chosen = chooseFailure(found.filter((f) => !f.finding.catchable || this.text.endLine - f.line <= RECOVERED_AFTER_LINES)) ?? this.lastResort(from, ascii);
     if (!chosen) return;
     // A not-oom failure whose nearby lines name no accelerator takes the one the rest of the retained
     // tail names (a CUDA device banner, frames under torch/cuda or torch_npu, the launcher's GPU list).
@@ -583,7 +581,7 @@ function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: num
  * under a header's code ("    ^^^^^^"); the sentences of PyTorch's allocator message a paste broke onto lines of their own
  * ("GPU 3 has a total capacity of …", "Including non-PyTorch memory, …").
  */
-const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*[\^~]+\s*$|^\s*(?:(?:GPU|NPU|XPU) \d+ has a total capac|Including non-PyTorch memory|Of the allocated memory|If reserved but unallocated)|^\s*#|^\s*```|^\s*- \*\*|^This error means you ran out of memory on your GPU\.|^TIPS: If the workflow worked before|^(?:Currently allocated|Requested|Device limit|Free \(according to CUDA\)|PyTorch limit \(set by user-supplied memory fraction\))\s*(?::|$)|^\s*: [\d.]+ ?[KMGTP]?i?B\s*$|^(?:\([\w.-]+ pid=\d+[^)]*\)\s?)?\s*\[ERROR\] .*\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\bray::[\w.]+\(\) \(pid=\d+/;
+const BEFORE_HEADERLESS_FRAMES = /^\s*$|^\s*[~^]*\^[~^]*\s*$|^\s*(?:(?:GPU|NPU|XPU) \d+ has a total capac|Including non-PyTorch memory|Of the allocated memory|If reserved but unallocated)|^\s*#|^\s*```|^\s*- \*\*|^This error means you ran out of memory on your GPU\.|^TIPS: If the workflow worked before|^(?:Currently allocated|Requested|Device limit|Free \(according to CUDA\)|PyTorch limit \(set by user-supplied memory fraction\))\s*(?::|$)|^\s*: [\d.]+ ?[KMGTP]?i?B\s*$|^(?:\([\w.-]+ pid=\d+[^)]*\)\s?)?\s*\[ERROR\] .*\(PID:\d+, Device:\d+, RankID:-?\d+\) ERR\d{5}\b|\bray::[\w.]+\(\) \(pid=\d+/;
 
 /**
  * Where a frame list printed under a message without a "Traceback" header starts (its first frame

@@ -199,13 +199,12 @@ const BIN_SCRIPT = /[\\/]bin[\\/][\w-]+$/;
 
 /** True for frames in the standard library, the framework or an installed package. */
 export function isLibraryFrame(frame: SourceFrame): boolean {
-  if (BIN_SCRIPT.test(frame.file)) return frame.function === '<module>' || frame.function === '';
   // \`python -c "…"\` runs the command line's code as the module of \`<string>\` (CPython's pymain_run_command,
   // PyRun_SimpleString): the user's. A \`<string>\` frame inside a function is generated code (dataclasses'
   // \`__init__\`, namedtuple), not the user's.
   if (frame.file === '<string>' && frame.function === '<module>') return false;
-  if (cythonPackageFrame(frame)) return true;
-  return LIBRARY_PATH.test(frame.file);
+  if (cythonPackageFrame(frame) || LIBRARY_PATH.test(frame.file)) return true;
+  return BIN_SCRIPT.test(frame.file) && (frame.function === '<module>' || frame.function === '');
 }
 
 /** The user's frames, innermost first: frames outside site-packages, the stdlib and the framework. */

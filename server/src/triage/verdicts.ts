@@ -241,11 +241,6 @@ export class FindingSink {
     return this.dropped;
   }
 
-  /** True when an application's report of an OOM it caught and went on from (a noted OOM) has been added. */
-  get notedOom(): boolean {
-    return [...this.groups.values()].some((g) => g.finding.fallback === 'noted-oom');
-  }
-
   /** True when no finding but noted OOMs has been added (the engine's tail pass runs only then). */
   get empty(): boolean {
     return this.dropped === 0 && [...this.groups.values()].every((g) => g.finding.fallback === 'noted-oom');

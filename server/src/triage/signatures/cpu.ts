@@ -49,18 +49,25 @@ const MEMORY_ERROR = /^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[
 const NUMPY_REQUEST = /[Uu]nable to allocate (\d[\d,]*(?:\.\d*)?)\s?(bytes|[KMGTPE]iB) for an array with shape/;
 
 /**
- * RAPIDS' libraries raise MemoryError for a failed device allocation (rmm::bad_alloc translated by Cython): a traceback through
- * cuDF, cuML, cuGraph or RMM (their files, or a call into them on a code line) means the GPU's memory. The traceback is under an
- * IPython header (its body, up to 40 lines below) or above the exception (30 lines).
+ * RAPIDS' libraries raise MemoryError for a failed device allocation (rmm::bad_alloc translated by Cython): when the innermost
+ * frame of the traceback is in cuDF, cuML, cuGraph or RMM (an installed package's file, or its Cython module as IPython names
+ * it: "cudf/_lib/csv.pyx in cudf._lib.csv.write_csv()"), the GPU's memory ran out. The traceback is under an IPython header
+ * (its body, up to 40 lines below) or above the exception (its nearest frame line, up to 30 lines up).
  */
-const RAPIDS_CALL = /(?:^|[\\/\s(=])(?:cudf|dask_cudf|cuml|cugraph|rmm)[\\/._]/;
+const RAPIDS_FILE = /(?:(?:site|dist)-packages[\\/]|^\s*)(?:cudf|dask_cudf|cuml|cugraph|rmm)[\\/]/;
+const PYTHON_FRAME_FILE = /^\s*File "([^"]+)"/;
+const IPYTHON_FRAME_FILE = /^(\S+\.pyx?) in \S/;
 function raisedByRapids(line: LineView, ipython: boolean): boolean {
+  let innermost: string | undefined;
   for (let k = 1; k <= (ipython ? 40 : 30); k++) {
     const near = ipython ? line.next(k) : line.previous(k);
     if (near === undefined || (ipython && /^[A-Za-z_][\w.]*(?:Error|Exception)\b/.test(near))) break;
-    if ((ipython || /^\s*File "|^\s{2,}\S/.test(near)) && RAPIDS_CALL.test(near)) return true;
+    const file = (ipython ? IPYTHON_FRAME_FILE : PYTHON_FRAME_FILE).exec(near)?.[1];
+    if (file === undefined) continue;
+    innermost = file;
+    if (!ipython) break;
   }
-  return false;
+  return innermost !== undefined && RAPIDS_FILE.test(innermost);
 }
 
 const pythonMemoryError: Signature = {

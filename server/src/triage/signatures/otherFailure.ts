@@ -271,7 +271,7 @@ const HOROVOD_STALL = /\bOne or more tensors were submitted to be (?:reduced, ga
  * function" or "Error [ERR_X]: message", then one "    at fn (/path/file.js:56:45)" or "    at /path/file.js:132:5" per call,
  * innermost first; Node's own modules print as "internal/child_process.js:392:11", "events.js:86:13" or "node:events:517:28").
  */
-const COMFY_NODE_ERROR = /^\s*Error occurred when executing ([\w.-]+):\s+(\S.*?)\s*$/;
+const COMFY_NODE_ERROR = /^\s*Error occurred when executing ([\w.-]+):\s+(\S.*)$/;
 const TORCH_CHECK_DEFAULT = /^\s*Expected \S.* to be true, but got false\./;
 const JS_ERROR = /^\s*(?:Uncaught )?((?:[A-Z]\w*)?Error|[A-Z]\w*Exception)(?: \[[A-Z_\d]+\])?: (\S.*)$/;
 const JS_FRAME = /^\s+at (?:(?:async )?(.+?) \((.+?):(\d+):\d+\)|(?:async )?(\S+?):(\d+):\d+)\s*$/;
@@ -658,7 +658,7 @@ export const otherFailure: Signature = {
     // before its 2024 report format) with the message kept on the same line: the node's exception, which the app caught to
     // fail that prompt. On a line of its own the message is read for what it says.
     const comfy = COMFY_NODE_ERROR.exec(text);
-    if (comfy) return notOomFinding(line, 2, `ComfyUI's node ${comfy[1]} failed: ${quote(comfy[2]!)}`, true, [lookAtFailure(`the exception of the node ${comfy[1]} (its traceback follows the report)`)]);
+    if (comfy) return notOomFinding(line, 2, `ComfyUI's node ${comfy[1]} failed: ${quote(comfy[2]!.trimEnd())}`, true, [lookAtFailure(`the exception of the node ${comfy[1]} (its traceback follows the report)`)]);
     // c10's TORCH_CHECK without a message ("Expected is_sm80 to be true, but got false.  (Could this error message be improved?
     // …)"), the RuntimeError's text when a paste kept it without its type.
     if (TORCH_CHECK_DEFAULT.test(text)) return notOomFinding(line, 2, quote(text), true, [lookAtFailure('the condition the check names (here a property of the device or of the inputs the kernel requires)')]);

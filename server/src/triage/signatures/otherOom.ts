@@ -36,7 +36,7 @@ export const EXPANDABLE_MAP_OOM = /\b(?:expandable_segments: )?memory (?:mapping
 /** The JDK's direct-buffer limit (java.nio.Bits.reserveMemory: "Cannot reserve 4194304 bytes of direct buffer memory (allocated: A, limit: L)"). */
 const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory \(allocated: (\d+), limit: (\d+)\)/;
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check). */
-const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device |video |graphics )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |video |graphics |system |host )?memory|cannot allocate memory|insufficient (?:GPU |device )?memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
+const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|cannot allocate memory|insufficient (?:GPU |device )?memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -46,7 +46,7 @@ const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?
 const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
 const GGML_PINNED = /\bggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory: (.+)$/;
 const SGLANG_POOL = /\b(?:(?:Decode|Prefill) out of memory\. Try to lower your batch size|alloc_req_slots runs out of memory)\b/;
-const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
+const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
 /**
  * A glog FATAL or CHECK, a program's own termination notice, torch_memory_saver's check (csrc's CURESULT_CHECK and its
  * cudaError twin print "[torch_memory_saver.cpp] … error …" and exit(1); from memory of that source).
@@ -119,9 +119,9 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // ROCm CLR's AMD_LOG_LEVEL lines (":1:rocdevice.cpp            :1897: 9616777836 us: 4277 : [tid:0x…] …", ClPrint's format) name the runtime by their form.
   // AMD's GPUs by brand ("Radeon RX 6600", "my AMD 8GB GPU"), as DirectML's and Vulkan's users name the card; not AMD's CPUs
   // ("AMD EPYC 7763") nor the graphics built into them ("AMD Ryzen 7 5800H with Radeon Graphics", often beside an NVIDIA card).
-  // HIP's API by its names (hipMalloc, hipErrorOutOfMemory: a capital then lower case, not a word such as "hipAB"), its C++
-  // namespace (MIGraphX's "hip::hip_allocate_memory"), and the kernel's amdgpu driver ("amdgpu: sq_intr: error", dmesg).
-  ['rocm', /(?<![A-Za-z0-9])(?:MI|mi)(?:100|210|250[Xx]?|300[AXax]?|325[Xx]|355[Xx])(?![A-Za-z0-9])|\bHIP\b|\bhip[A-Z][a-z]\w*|\bhip::|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|\brocBLAS\b|\brocblas|\bHIPBLAS|\bhipBLAS|\bhipblas|\bMIOpen\b|\bmiopen[A-Z:]|\blibMIOpen\b|\bMIGraphX\b|AMDMIGraphX|\bmigraphx[.:]|\bamdgpu|\bHIPRTC|\bTensileLibrary|\bATen\/hip\b|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: |\bRadeon(?:\(TM\))? (?:RX|Pro|VII|R[579]|HD)\b|\bAMD\b(?=[^\n]{0,12}\b(?:GPU|graphics card|video card)s?\b)(?![^\n]{0,12}\b(?:NVIDIA|RTX|GTX|GeForce)\b)/m],
+  // HIP's API by its names (hipMalloc, hipErrorOutOfMemory: a capital then lower case) and its libraries (hipBLAS, hipFFT,
+  // hipSPARSE, hipCUB, …), not a word such as "hipAB"; its C++ namespace (MIGraphX's "hip::hip_allocate_memory").
+  ['rocm', /(?<![A-Za-z0-9])(?:MI|mi)(?:100|210|250[Xx]?|300[AXax]?|325[Xx]|355[Xx])(?![A-Za-z0-9])|\bHIP\b|\bhip(?:[A-Z][a-z]\w*|BLAS\w*|FFT|SPARSE\w*|SOLVER|RAND|CUB|DNN)\b|\bhip::|ROCm|rocm|\bgfx\d{3,4}|\bHSA_|\brocBLAS\b|\brocblas|\bHIPBLAS|\bhipBLAS|\bhipblas|\bMIOpen\b|\bmiopen[A-Z:]|\blibMIOpen\b|\bMIGraphX\b|AMDMIGraphX|\bmigraphx[.:]|\bHIPRTC|\bTensileLibrary|\bATen\/hip\b|^:\d:\w+\.cpp\s+:\s*\d+\s*: \d+ us: |\bRadeon(?:\(TM\))? (?:RX|Pro|VII|R[579]|HD)\b|\bAMD\b(?=[^\n]{0,12}\b(?:GPU|graphics card|video card)s?\b)(?![^\n]{0,12}\b(?:NVIDIA|RTX|GTX|GeForce)\b)/m],
   // The Ascend device's exception dump ("DEVICE[0] PID[358]:", "EXCEPTION STREAM:", "RTS_HWTS: aicore exception") and
   // torch_npu's "The Inner error is reported as above." name the NPU without saying so.
   ['npu', /\bNPU\b|Ascend|\bCANN\b|torch_npu|\bRTS_HWTS: |^\s*EXCEPTION STREAM:|The Inner error is reported as above/m],
@@ -158,6 +158,9 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // DeepSpeed's launcher (deepspeed/launcher/launch.py, its sigkill_handler's lines), which starts one process per GPU it finds.
   // The GPU libraries of RAPIDS (rmm::, cuDF, cuML, cuGraph), CuPy and Faiss's GPU namespace: CUDA's unless ROCm's words say otherwise.
   ['cuda', /CUDA|\bcuda|(?<![A-Za-z])cuda(?![a-z])|(?<![A-Za-z0-9])(?:[AaHhVv]100|[HhBb]200|[AaHh]800|GB200|GH200)(?![0-9])|\bCUresult\b|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bnccl[A-Z][a-z]\w*|\bptxas\b|(?<![A-Za-z])nccl(?![a-z])|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b|\bpooled_storage_manager\.h:|\bdeepspeed[./]launcher\b|\blaunch\.py:\d+:sigkill_handler\]|\brmm::|\bcudf\b|\bcuml\b|\bcugraph\b|\bcupy(?:_backends)?\b|\bfaiss::gpu::/],
+  // The kernel's amdgpu driver ("amdgpu: sq_intr: error", dmesg) after every CUDA word: a laptop's AMD integrated GPU loads it
+  // beside an NVIDIA card, which is then the one the run used.
+  ['rocm', /\bamdgpu/],
 ];
 
 /** The accelerator a text names (the first of PLATFORM_WORDS that matches), or undefined. */
@@ -214,7 +217,7 @@ export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
   needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'device memory', 'emory is overflow',
-    'ut of GPU memory', 'ut of video memory', 'ut of graphics memory', 'enough GPU memory', 'enough video memory', 'enough graphics memory', 'enough system memory', 'enough host memory', 'nsufficient GPU memory'],
+    'ut of GPU memory', 'enough GPU memory', 'enough system memory', 'enough host memory', 'nsufficient GPU memory'],
   match: (line) => readOtherOom(line, false),
 };
 
@@ -344,6 +347,8 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // ptxas is a host program: its own allocation failure ("ptxas fatal   : Memory allocation failure") is host memory,
   // though its name is a CUDA word for other failures.
   let platform = /\bptxas\b/.test(text) ? 'cpu' : platformNear(line);
+  // Memory the words say is the GPU's ("Out of GPU memory", "not enough GPU memory") is not the host's, whatever card it is.
+  if (platform === 'cpu' && /GPU memory/i.test(m[0])) platform = 'cuda';
   // Cambricon's MLU runtime ("[cnrtError] [50200] [Card: 0] cnrtMalloc: Malloc MLU device memory failed.", CNRT), the NPU
   // class of accelerator among Headroom's platforms.
   const mlu = /\bcnrt\w*|\bMLU\b/.test(text);
@@ -659,7 +664,7 @@ const VLLM_FREE = /Free memory on device \(([\d.]+)\/([\d.]+) GiB\) on startup i
  * StackDeviceMemory::Stack::Stack(int, size_t)", older builds without the quotes). The asserts are read as memory failures only in the allocating functions.
  */
 const FAISS_ALLOC = /\bfaiss::gpu::(?:\w+::)*(?:allocMemory\w*|getAlloc)\b|\bStackDeviceMemory::Stack::(?:Stack|getAlloc)\b|\b[Ff]ailed to cudaMalloc \d+ bytes|\balloc fail type \w+ dev \d+/;
-const FAISS_FAILED_CUDA = /'?(?:err == cudaSuccess|cudaMalloc\([^']*\) == cudaSuccess)'? failed|\b[Ff]ailed to cudaMalloc \d+ bytes|\(cudaMalloc error out of memory/;
+const FAISS_FAILED_CUDA = /'?(?:err == cudaSuccess|cudaMalloc\([^')]{0,80}\) == cudaSuccess)'? failed|\b[Ff]ailed to cudaMalloc \d+ bytes|\(cudaMalloc error out of memory/;
 const FAISS_SIZE = /\b[Ff]ailed to cudaMalloc (\d+) bytes(?: on device (\d+))?|\balloc fail type \w+ dev (\d+) space \w+ stream \S+ size (\d+) bytes/;
 /**
  * ggml's fixed memory pools (llama.cpp and its 2023 forks: privateGPT, gpt4all, localGPT): "ggml_new_tensor_impl: not enough
@@ -692,7 +697,8 @@ export const namedOom: Signature = {
       numbers,
       fixes: [shrinkPeak()],
     });
-    if (FAISS_ALLOC.test(text) && FAISS_FAILED_CUDA.test(text)) {
+    // Only CUDA's out-of-memory status (2): "(error 100 no CUDA-capable device is detected" is another failure, read as such.
+    if (FAISS_ALLOC.test(text) && FAISS_FAILED_CUDA.test(text) && !/\(error (?!2\b)\d+\b/.test(text)) {
       const size = FAISS_SIZE.exec(text);
       const requested = size?.[1] ?? size?.[4];
       const device = size?.[2] ?? size?.[3];

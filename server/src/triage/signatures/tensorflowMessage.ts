@@ -61,10 +61,14 @@ export function parseTensorflowOom(line: LineView): TensorflowOom | undefined {
   for (let k = 1; k <= 3 && !where; k++) {
     const next = line.next(k);
     if (next === undefined || !NODE_LINE.test(next)) break;
-    // A terminal that hard-wrapped the node's line at a fixed width continues it on the lines under it, up to its "]]";
-    // the wrap may cut a token ("_device" / "=\"/job:…"), so the pieces join without a space.
+    // A terminal that hard-wrapped the node's line at a fixed width continues it on the lines under it, up to its "]]": every
+    // piece but the last as wide as the first. The wrap may cut a token ("_device" / "=\"/job:…"), so the pieces join without a space.
     let node = next;
-    for (let j = k + 1; j <= k + 4 && !node.includes(']]'); j++) node += line.next(j) ?? '';
+    let piece = next;
+    for (let j = k + 1; j <= k + 4 && !node.includes(']]') && piece.length === next.length && next.length >= 80; j++) {
+      piece = line.next(j) ?? '';
+      node += piece;
+    }
     where = deviceIn(node);
   }
   where ??= deviceIn(line.content);
