@@ -49,8 +49,17 @@ const MESSAGE_BELOW_TYPE_LINES = 4;
 /** An exception line whose message goes on below it: the type, a colon, and at most a short lead-in ending the line. */
 const EXCEPTION_TYPE_LINE = /^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b:(?:\s*[\w. ]*(?:Error|error)?:?)?\s*$/;
 
+/** Ray's error for a remote task ("ray.exceptions.RayTaskError(ActorDiedError): ray::main_task() (pid=…, ip=…)"). */
+const RAY_TASK_ERROR = /\bRayTaskError\(\w+\): ray::/;
+
 function tracebackOf(line: LineView, finding: Finding): Pick<Group, 'frames' | 'framesFollowing'> {
   const own = line.frames(finding.framesAbove);
+  // Ray prints the remote task's traceback under its error: that is where the task failed, inside the driver's call (the
+  // frames above, which only reach ray.get), so it goes innermost.
+  if (RAY_TASK_ERROR.test(line.content)) {
+    const remote = line.followingTraceback();
+    if (remote) return { frames: [...own, ...remote.frames] };
+  }
   // pybind11's "At:" list under the message holds the frames the error was raised in: the innermost ones.
   const raisedIn = line.atFrames();
   if (own.length > 0 || raisedIn.length > 0) return { frames: [...line.chainedTraceback(), ...own, ...raisedIn] };

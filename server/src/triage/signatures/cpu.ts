@@ -688,6 +688,29 @@ const rayMemoryMonitor: Signature = {
 };
 
 /**
+ * Windows running out of commit (virtual memory: RAM plus the paging file). The Resource Exhaustion Detector's event ("Windows
+ * successfully diagnosed a low virtual memory condition. The following programs consumed the most virtual memory: LM Studio.exe
+ * (19112) consumed 258190471168 bytes, …", event 2004) and the "Windows - Out of Virtual Memory" popup: allocations fail and the
+ * programs that need memory crash. The first program listed used the most.
+ */
+const WINDOWS_LOW_MEMORY = /\bWindows successfully diagnosed a low virtual memory condition\b|\bWindows - Out of Virtual Memory\b/;
+const WINDOWS_TOP_CONSUMER = /consumed the most virtual memory: (.+?) \(\d+\) consumed (\d+) bytes/;
+
+const windowsLowMemory: Signature = {
+  id: 'windows-low-virtual-memory',
+  platform: 'cpu',
+  needles: ['low virtual memory condition', 'Out of Virtual Memory'],
+  match(line) {
+    if (!WINDOWS_LOW_MEMORY.test(line.content)) return undefined;
+    const top = WINDOWS_TOP_CONSUMER.exec(line.content);
+    return hostKill(line, 'Host OOM: Windows ran out of virtual memory (commit)' + (top ? `; ${top[1]} used the most` : ''), top ? { processInUseBytes: Number(top[2]) } : {},
+      undefined,
+      'Windows reports that the system is low on virtual memory: the RAM and the paging file together cannot back more allocations, so programs that ask for memory fail or crash. ' +
+        'It names the programs that used the most; the first is the likeliest cause.');
+  },
+};
+
+/**
  * V8's fatal out-of-memory in Node.js (a CLI, a language server, a bundler beside the training code): "FATAL ERROR: Reached
  * heap limit Allocation failed - JavaScript heap out of memory" (or "Ineffective mark-compacts near heap limit …"), then its
  * native stack ("v8::internal::V8::FatalProcessOutOfMemory", "v8::base::FatalOOM"). V8 aborts the process: nothing could catch
@@ -852,4 +875,4 @@ const memcgOom: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, v8HeapOom, rustAllocFailed, tensorflowCpu, kernelOomKill, oomdKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill, workerSigkill, memcgOom];
+export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, v8HeapOom, windowsLowMemory, rustAllocFailed, tensorflowCpu, kernelOomKill, oomdKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill, workerSigkill, memcgOom];

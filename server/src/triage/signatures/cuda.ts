@@ -19,7 +19,7 @@ import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform, SourceFrame } from '../../protocol';
-import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, ORT_DEVICE, previousFrame, thrownByTerminate } from './lineContext';
+import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, ORT_DEVICE, previousFrame, thrownByTerminate, TRAILING_DEVICE } from './lineContext';
 import { devicePlatformNear, platformNear } from './otherOom';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
@@ -55,7 +55,7 @@ const MALLOC_ASYNC_FIELDS = {
 
 /**
  * The message's head cut where a logger's column ended ("!!! Exception during processing !!! Allocation on device",
- * then rich's "execution.py:430" location column): the line ends right after the words, with no device and no
+ * then rich's "execution.py:430" location column): the line ends right after the words (or the device), with no
  * numbers. Only cudaMallocAsync's message starts so.
  */
 /** Why cudaMallocAsync's OOM is not fragmentation, for both readings of its message. */
@@ -63,8 +63,11 @@ const MALLOC_ASYNC_NOT_FRAGMENTATION =
   'Its pool returns memory to the driver on its own, so fragmentation settings (max_split_size_mb) do not apply; the working set is too large.';
 
 function cutMallocAsync(line: LineView): Finding | undefined {
-  if (!/(?:^|[!:>\]]\s*)Allocation on device\s*(?:[\w.-]+\.py:\d+\s*)?$/.test(line.content)) return undefined;
+  // A copy may keep the device ("torch.cuda.OutOfMemoryError: Allocation on device 0") and cut the rest.
+  const cut = /(?:^|[!:>\]]\s*)Allocation on device(?:\s+(\d+))?\s*(?:[\w.-]+\.py:\d+\s*)?$/.exec(line.content);
+  if (!cut) return undefined;
   return {
+    ...(cut[1] !== undefined && { device: Number(cut[1]) }),
     signature: 'cuda-malloc-async',
     role: 'failure',
     kind: 'catchable-oom',
@@ -228,7 +231,8 @@ const ggmlAbort: Signature = {
     // Without the "current device" line (a log cut right after the error), ggml's own source in the old format ("CUDA error 2 at
     // /path/ggml-cuda.cu:4856: out of memory", CUDA_CHECK then exit(1)) or its backend's names in the load log above ("CUDA0 KV
     // buffer size", "CUDA_Host compute buffer") say the process was ggml's.
-    if (!device && error[1] !== 'ROCm' && !/ggml-cuda(?:\.cu|\/\S*\.cuh?):\d+:/.test(line.content) && ggmlBackendAbove(line) === undefined) return undefined;
+    // A host app's report that names ggml before the error ("GGML backend encountered an error … CUDA error: out of memory", Jan) says so too.
+    if (!device && error[1] !== 'ROCm' && !/ggml-cuda(?:\.cu|\/\S*\.cuh?):\d+:|\bGGML backend\b/.test(line.content) && ggmlBackendAbove(line) === undefined) return undefined;
     const extraLines: number[] = [];
     for (let k = 1; k <= 4 && GGML_ERROR_TAIL.test(unlogged(line.next(k))); k++) extraLines.push(k);
     const index = device ? Number(device[1]) : -1;
@@ -852,7 +856,7 @@ const illegalAccess: Signature = {
   match(line) {
     const hip = /HIP error/.test(line.content);
     // onnxruntime's "GPU=N", or ggml's "current device: N" under its error.
-    const device = ORT_DEVICE.exec(line.content)?.[1] ?? GGML_DEVICE.exec(unlogged(line.next(1)))?.[1];
+    const device = ORT_DEVICE.exec(line.content)?.[1] ?? TRAILING_DEVICE.exec(line.content)?.[1] ?? GGML_DEVICE.exec(unlogged(line.next(1)))?.[1];
     return {
       ...(device !== undefined && { device: Number(device) }),
       signature: 'cuda-illegal-address',

@@ -116,6 +116,11 @@ export function unwrapped(line: LineView, maxLines = 3): string | undefined {
  * <code>: <message> ; GPU=<id> ; hostname=… ; file=… ; line=… ; expr=<call>;"), which TensorRT-LLM's and others' errors quote.
  */
 export const ORT_DEVICE = /; GPU=(\d+) ;/;
+/**
+ * A CUDA check that ends its message with the device ("CUDA error in memcpy: an illegal memory access was encountered:
+ * …/GpuCompute-Cuda.cpp: 376 (device 0)", Omniverse's gpucompute plugin).
+ */
+export const TRAILING_DEVICE = /\bCUDA error\b.*\(device (\d+)\)\s*$/;
 
 /**
  * The C++ stack frame printed just above this one ("frame #1: c10d::…"), skipping the pieces of a frame that a

@@ -44,7 +44,9 @@ export const CUDA_GDB_EXCEPTION = /\bCUDA Exception: [A-Z][\w ]+$|\breceived sig
  * 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION) is the allocation failure tailAllocFailure reads.
  */
 export const ACL_CODE = /\bacl(?:rt)?\s*error\b[,:]?[^\n]*?\bcode\s*[:=]\s*([1-5]\d{5})\b/i;
-const WINDOWS_CRASH = /\b(?:0x)?[cC]0000(?:005|409|01[dD]|0[fF][dD]|374|096|602)\b/;
+// The same statuses as a decimal exit code, unsigned (a launcher's "exitCode=3221225477") or signed (PyCharm's "Process finished
+// with exit code -1073741819 (0xC0000005)").
+const WINDOWS_CRASH = /\b(?:0x)?[cC]0000(?:005|409|01[dD]|0[fF][dD]|374|096|602)\b|(?:\b|-)(?:3221225477|3221226505|3221225501|3221225725|3221226356|1073741819|1073740791|1073741795|1073741571|1073740940)\b/;
 const CHROMIUM_FATAL = /:FATAL:[\w.]+\(\d+\)\]/;
 
 /**

@@ -24,7 +24,7 @@ import type { Fix, SourceFrame } from '../../protocol';
 import { CUT_FRAME_HEAD, framesOf, ipythonFrames, isTracebackBody } from '../frames';
 import { SIZE, toBytes } from '../sizes';
 import { debugAsync, shrinkPeak } from '../fixes';
-import { caffe2Device, ORT_DEVICE } from './lineContext';
+import { caffe2Device, ORT_DEVICE, TRAILING_DEVICE } from './lineContext';
 import { CANN_CODE, CUDA_GDB_EXCEPTION, nativeFailure, quote } from './nativeFailure';
 import { luaFrames, MINER_CHECK_FILE, platformNear } from './otherOom';
 import type { Finding, LineView, Signature } from './types';
@@ -56,8 +56,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'Engine core proc \\S+ died unexpectedly', 'requires more system memory',
   // nccl-tests' count of wrong results; rdma-core's mlx5 error completion (nativeFailure).
   'Out of bounds values', 'got completion with error',
-  // c10's TORCH_CHECK without a message of its own.
-  'to be true, but got false',
+  // c10's TORCH_CHECK without a message of its own; Windows' crash statuses as decimal exit codes (nativeFailure.ts).
+  'to be true, but got false', '32212\\d{5}\\b', '-10737\\d{5}\\b',
   // The collective watchdog's loop frame under WorkNCCL::checkTimeout in PyTorch 2.8+ (cuda.ts tailWatchdogFrames).
   '::Watchdog::run', 'watchdog thread terminated with exception', 'Caught collective operation timeout',
   // WebAssembly's linear memory running out (tailAllocFailure; a wasm trap's 'RuntimeError: ' is read through 'Error').
@@ -168,7 +168,7 @@ const findTheFirstFailure: Fix = {
  * TensorFlow 1.x's session re-raised a failed op's error at the end of the run with "(see above for traceback)" after the
  * type ("InternalError (see above for traceback): Blas SGEMM launch failed"), the op's own traceback printed above.
  */
-const EXCEPTION_LINE = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception|Interrupt|Exit)))(?: \(see above for traceback\))?(?::(?:\s+(.*))?)?\s*$/;
+const EXCEPTION_LINE = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception|Interrupt|Exit))(?:\([A-Z]\w*\))?)(?: \(see above for traceback\))?(?::(?:\s+(.*))?)?\s*$/;
 /** IPython's header line: "ResourceExhaustedError     Traceback (most recent call last)". */
 const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s+Traceback \(most recent call last\)/;
 /**
@@ -375,6 +375,8 @@ export function notOomFinding(line: LineView, tier: Tier, name: string, catchabl
   // onnxruntime's (and CNTK's) CUDA check names the device: "CUDA failure 716: misaligned address ; GPU=0 ; hostname=… ; expr=…".
   const ortDevice = ORT_DEVICE.exec(line.content);
   if (ortDevice && device === undefined) device = Number(ortDevice[1]);
+  const trailingDevice = platform === 'cuda' ? TRAILING_DEVICE.exec(line.content) : null;
+  if (trailingDevice && device === undefined) device = Number(trailingDevice[1]);
   return {
     ...(device !== undefined && { device }),
     signature: 'other-failure',
@@ -515,7 +517,7 @@ export const otherFailure: Signature = {
     'xit with code', 'xited with code', 'seconds after SIGTERM', 'encountered in worker', 'encountered in DataLoader worker', 'terminating due to uncaught', 'terminated abnormally', 'crashed with signal', 'panic(cpu', '] [', '=====', 'ROCm-capable', 'exit status', 'exit with status code', 'died unexpectedly', 'us error', 'Fatal glibc', 'CUDA_EXCEPTION_',
     'GPU reset', 'GPU BACO', 'GPU mode', 'Memory access fault at GPU', 'rocr debug agent', 'OutOfResources', 'client socket has', 'waitForInput: socket', 'NCCL WARN Call to ibv_', 'synapse error', 'synapse status', 'synStatus', 'load or store instruction on an invalid',
     'abort ()', 'raise (sig=', 'signo=', 'backend compiler failed build', 'Double type is not supported', '][CLI Driver]', '][ODBC', '][Driver Manager]', 'workers are out of shared memory', 'ERROR in', 'Schema not found for node', 'Unhandled Rejection (', 'SEVERE: ', 'returncode', '.spvm line ',
-    ' error: ', ': error:', 'CRITICAL', 'CANCELLED AT ', '@IOGPU', '@AGX', 'Error handler invoked', 'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors', 'ggml_cuda_init: failed', 'node it was running on is dead', 'waiting for remainder of ranks', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota', 'to be true, but got false', ...LOCALIZED_SEGFAULT],
+    ' error: ', ': error:', 'CRITICAL', 'CANCELLED AT ', '@IOGPU', '@AGX', 'Error handler invoked', 'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors', 'ggml_cuda_init: failed', 'node it was running on is dead', 'waiting for remainder of ranks', 'appears to have died', 'KernelRestarter: restarting', ' restarted', 'kernel process died', 'The Kernel crashed', 'hipsparselt_error', 'rocBLAS call failed', 'rocblas_status_', 'HIPBLAS', 'miopen', 'MIOpen', 'HIPRTC_ERROR', 'error while loading shared libraries', 'IOT instruction', 'failed out of', 'tests FAILED:', 'NET/OFI', 'monitoredBarrier', 'option -- ', 'unrecognized option ', 'uota', 'to be true, but got false', '32212', '-10737', ...LOCALIZED_SEGFAULT],
   match(line) {
     const text = line.content.replace(CI_PREFIX, '').replace(LOGGER_ERROR_PREFIX, '');
     // libc++'s form (libc++abi's default terminate handler): "libc++abi: terminating due to uncaught exception of type std::runtime_error: msg".

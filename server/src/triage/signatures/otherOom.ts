@@ -36,7 +36,7 @@ export const EXPANDABLE_MAP_OOM = /\b(?:expandable_segments: )?memory (?:mapping
 /** The JDK's direct-buffer limit (java.nio.Bits.reserveMemory: "Cannot reserve 4194304 bytes of direct buffer memory (allocated: A, limit: L)"). */
 const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory \(allocated: (\d+), limit: (\d+)\)/;
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check). */
-const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|cannot allocate memory|insufficient (?:GPU |device )?memory|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
+const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|could not) allocate (?:\w+ )?memory|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -51,8 +51,20 @@ const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|preve
  * A glog FATAL or CHECK, a program's own termination notice, torch_memory_saver's check (csrc's CURESULT_CHECK and its
  * cudaError twin print "[torch_memory_saver.cpp] … error …" and exit(1); from memory of that source).
  */
-const ABORTS_HERE = /^\s*F\d{4} |Check failed|\bProgram [Tt]erminated\b|^\s*\[torch_memory_saver\.cpp\] \w+ error\b/;
+const ABORTS_HERE = /^\s*F\d{4} |(?<!InternalError: )Check failed|\bProgram [Tt]erminated\b|^\s*\[torch_memory_saver\.cpp\] \w+ error\b/;
 /** A request the line prints: "tried to reallocate 11GB", "Error allocating 33554432 bytes", "Cannot allocate 1.5GB". */
+/** ggml's Vulkan backend ("ggml_vulkan: Device memory allocation of size 638668800 failed."): the bytes it asked for. */
+const SIZED_ALLOCATION_FAILED = /\b[Mm]emory allocation of size (\d+) failed\b/;
+/**
+ * TVM's Relax VM memory manager (src/runtime/relax_vm/memory_manager.cc, an ICHECK that throws InternalError: "storage allocation
+ * failure, attempted to allocate 16785408 at offset 0 in region that is 16777216bytes"): a request over the planned region.
+ */
+const TVM_STORAGE = /\bstorage allocation failure, attempted to allocate (\d+) at offset \d+ in region that is (\d+) ?bytes/;
+/**
+ * MuJoCo's arena ("mj_stackAlloc: out of memory, stack overflow", then "  max = 16777216, available = 16777192, requested =
+ * 19288260"): the request and what the arena had left; the arena's size is set by the model (<size memory=…>).
+ */
+const MUJOCO_ARENA = /^\s*max = (\d+), available = (\d+), requested = (\d+)/;
 const EIGEN_ALLOCATOR = /\bEigenAllocator for GPU ran out of memory when allocating (\d+)\./;
 const REQUEST = new RegExp(String.raw`(?:allocat\w*|request\w*|reallocate)(?: of)? ${SIZE}`, 'i');
 /** Theano's driver report: "Driver report 21364736 bytes free and 11715084288 bytes total". */
@@ -75,7 +87,7 @@ const GO_OOM = /\bruntime: out of memory: cannot allocate (\d+)-byte block \((\d
  * refuses to run a task because the whole node is over the threshold (RAY_MEMORY_MONITOR_ERROR_THRESHOLD), as Ray 2's
  * raylet kills a worker for it (cpu.ts's Ray signature): the host's memory, not one allocation, so a host OOM.
  */
-const RAY_MEMORY_MONITOR = /\bRayOutOfMemoryError: More than [\d.]+% of the memory on node\b/;
+const RAY_MEMORY_MONITOR = /\bRayOutOfMemoryError: More than [\d.]+% of the memory on node\b|\bRayTaskError\(RayOutOfMemoryError\)/;
 /** fairseq's warning after it caught a CUDA out-of-memory error (multiprocessing_trainer.py: '| WARNING: ran out of memory on GPU #{}, skipping batch'). */
 const FAIRSEQ_SKIP = /\bran out of memory on GPU #(\d+), skipping batch\b/;
 /** A per-GPU line prefix ("GPU-0: Failed to allocate …", "GPU 3: …"): the device the line is about. */
@@ -157,7 +169,8 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // MXNet's GPU memory pool by its source (src/storage/pooled_storage_manager.h: GPUPooledStorageManager; host memory has no pool).
   // DeepSpeed's launcher (deepspeed/launcher/launch.py, its sigkill_handler's lines), which starts one process per GPU it finds.
   // The GPU libraries of RAPIDS (rmm::, cuDF, cuML, cuGraph), CuPy and Faiss's GPU namespace: CUDA's unless ROCm's words say otherwise.
-  ['cuda', /CUDA|\bcuda|(?<![A-Za-z])cuda(?![a-z])|(?<![A-Za-z0-9])(?:[AaHhVv]100|[HhBb]200|[AaHh]800|GB200|GH200)(?![0-9])|\bCUresult\b|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bnccl[A-Z][a-z]\w*|\bptxas\b|(?<![A-Za-z])nccl(?![a-z])|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b|\bpooled_storage_manager\.h:|\bdeepspeed[./]launcher\b|\blaunch\.py:\d+:sigkill_handler\]|\brmm::|\bcudf\b|\bcuml\b|\bcugraph\b|\bcupy(?:_backends)?\b|\bfaiss::gpu::/],
+  // NVIDIA's compute capabilities by their names in code and compilers ("is_sm80", "sm_89").
+  ['cuda', /CUDA|\bcuda|(?<![A-Za-z])cuda(?![a-z])|(?<![A-Za-z0-9])(?:[AaHhVv]100|[HhBb]200|[AaHh]800|GB200|GH200)(?![0-9])|\bCUresult\b|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bnccl[A-Z][a-z]\w*|\bptxas\b|(?<![A-Za-z])nccl(?![a-z])|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b|\bpooled_storage_manager\.h:|\bdeepspeed[./]launcher\b|\blaunch\.py:\d+:sigkill_handler\]|\brmm::|\bcudf\b|\bcuml\b|\bcugraph\b|\bcupy(?:_backends)?\b|\bfaiss::gpu::|\bis_sm\d{2,3}\b|\bsm_\d{2,3}a?\b/],
   // The kernel's amdgpu driver ("amdgpu: sq_intr: error", dmesg) after every CUDA word: a laptop's AMD integrated GPU loads it
   // beside an NVIDIA card, which is then the one the run used.
   ['rocm', /\bamdgpu/],
@@ -217,7 +230,7 @@ export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
   needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'device memory', 'emory is overflow',
-    'ut of GPU memory', 'enough GPU memory', 'enough system memory', 'enough host memory', 'nsufficient GPU memory'],
+    'ut of GPU memory', 'enough GPU memory', 'enough system memory', 'enough host memory', 'nsufficient GPU memory', 'ould not allocate', 'emory allocation of size', 'storage allocation failure'],
   match: (line) => readOtherOom(line, false),
 };
 
@@ -310,13 +323,20 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   if ((!FAILURE_WORDS.test(text) && !luaError && !continued && !gpuAssert && !atEnd) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
   let aborts = ABORTS_HERE.test(text) || gpuAssert;
   if (!aborts && endsProcessAfter(line, 4)) aborts = true;
+  // MuJoCo's default error handler (mju_error without a user handler: "ERROR: …", then "Press Enter to exit ...", then exit(1)).
+  for (let k = 1; k <= 4 && !aborts; k++) aborts = /^\s*Press Enter to exit\b/.test(line.next(k) ?? '');
   const numbers: Finding['numbers'] = {};
   const req = REQUEST.exec(text);
   // TensorFlow 1.x's Eigen allocator (common_runtime/gpu/gpu_device.cc: LOG(FATAL) << "EigenAllocator for GPU ran out of memory
   // when allocating " << num_bytes << ". See error logs …") prints the bytes without a unit.
   const eigen = EIGEN_ALLOCATOR.exec(text);
-  const requested = req ? toBytes(req[1]!, req[2]!) : eigen ? Number(eigen[1]) : undefined;
+  const sized = SIZED_ALLOCATION_FAILED.exec(text);
+  const requested = sized ? Number(sized[1]) : req ? toBytes(req[1]!, req[2]!) : eigen ? Number(eigen[1]) : undefined;
   if (requested !== undefined) numbers.requestedBytes = requested;
+  const tvm = TVM_STORAGE.exec(text);
+  if (tvm) Object.assign(numbers, { requestedBytes: Number(tvm[1]), allowedBytes: Number(tvm[2]) });
+  const arena = MUJOCO_ARENA.exec(line.next(1) ?? '');
+  if (arena && /\bmj_stackAlloc\b/.test(text)) Object.assign(numbers, { requestedBytes: Number(arena[3]), freeBytes: Number(arena[2]) });
   setSizes(numbers, DRIVER_REPORT.exec(text), ['freeBytes', 'deviceTotalBytes']);
   // Android ART's heap (art/runtime/gc/heap.cc ThrowOutOfMemoryError: "Failed to allocate a 176 byte allocation with 504760
   // free bytes and 476KB until OOM, target footprint 268435456, growth limit 268435456"; older releases "max allowed
@@ -673,13 +693,19 @@ const FAISS_SIZE = /\b[Ff]ailed to cudaMalloc (\d+) bytes(?: on device (\d+))?|\
  * ctx->mem_buffer != NULL", the context's buffer that malloc did not give. Both pools are host memory.
  */
 const GGML_POOL = /\bnot enough space in the (?:context's|scratch) memory pool \(needed (\d+), available (\d+)\)/;
+/**
+ * PHP's fatal errors for its memory manager (Zend/zend_alloc.c: "Allowed memory size of 134217728 bytes exhausted (tried to
+ * allocate 20480 bytes)" at memory_limit, "Out of memory (allocated 2097152) (tried to allocate 110592 bytes)" when the OS
+ * refused): a fatal error ends the script, nothing catches it.
+ */
+const PHP_MEMORY = /\bFatal error: +(?:Allowed memory size of (\d+) bytes exhausted(?: \(allocated (\d+)\))?|Out of memory \(allocated (\d+)\)) \(tried to allocate (\d+) bytes\)/;
 const GGML_NO_BUFFER = /\bGGML_ASSERT: \S+: ctx->mem_buffer != NULL\b/;
 
 export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT'],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -705,6 +731,15 @@ export const namedOom: Signature = {
       const aborts = /\bFaiss assertion\b/.test(text);
       const f = finding("Faiss's GPU resources could not cudaMalloc device memory", 'cuda', aborts, requested !== undefined ? { requestedBytes: Number(requested) } : {});
       return device !== undefined ? { ...f, device: Number(device) } : f;
+    }
+    const php = PHP_MEMORY.exec(text);
+    if (php) {
+      const allocated = php[2] ?? php[3];
+      return finding(php[1] !== undefined ? "PHP's script reached its memory_limit" : 'PHP could not get memory from the system', 'cpu', true, {
+        requestedBytes: Number(php[4]),
+        ...(php[1] !== undefined && { allowedBytes: Number(php[1]) }),
+        ...(allocated !== undefined && { allocatedBytes: Number(allocated) }),
+      });
     }
     const pool = GGML_POOL.exec(text);
     if (pool) return finding(`ggml's ${/scratch/.test(text) ? 'scratch' : 'context'} memory pool was too small for a tensor`, 'cpu', true, { requestedBytes: Number(pool[1]), freeBytes: Number(pool[2]) });
