@@ -98,3 +98,49 @@ describe('small readings', () => {
     expect(root('RuntimeError: Expected is_sm80 || is_sm90 to be true, but got false.')?.platform).toBe('cuda');
   });
 });
+
+describe("a review of blind45's classes", () => {
+  const verdicts = (text: string) => triageText(text, 'log').verdicts;
+
+  it('reads the decimal crash statuses only as exit or return codes', () => {
+    expect(verdicts('Downloaded 3221225477 bytes, status: done\nLoading checkpoint shards: 100%\nModel ready.')).toEqual([]);
+    expect(verdicts('seed: -1073741819 (error correction enabled)\nstep 1 loss 2.30')).toEqual([]);
+  });
+
+  it("leaves a script's own 'Press Enter to exit' after a caught error catchable", () => {
+    expect(root('RuntimeError: not enough memory: you tried to allocate 1073741824 bytes.\nPress Enter to exit.')).toMatchObject({ kind: 'catchable-oom', catchable: true });
+  });
+
+  it("takes Ray's frames listed under its error, not a later traceback with a header of its own", () => {
+    const log = [
+      'Traceback (most recent call last):',
+      '  File "/home/u/proj/driver.py", line 20, in main',
+      '    ray.get(t.train.remote())',
+      'ray.exceptions.RayTaskError(RayOutOfMemoryError): ray::Trainer.train() (pid=1234, ip=10.0.0.1)',
+      'Exception ignored in atexit callback: <function shutdown>',
+      'Traceback (most recent call last):',
+      '  File "/home/u/proj/utils/cleanup.py", line 12, in shutdown',
+      '    os.remove(tmp)',
+    ];
+    expect(root(log.join('\n'))!.userFrames[0]).toMatchObject({ file: '/home/u/proj/driver.py', line: 20 });
+  });
+
+  it("reads Windows' report only as its event's text, and under any failure the log shows", () => {
+    expect(verdicts('FAQ: If you see "Windows successfully diagnosed a low virtual memory condition", increase the paging file.\nModel loaded.')).toEqual([]);
+    const log = ['Application popup: Windows - Out of Virtual Memory : Your system is low on virtual memory.', 'Traceback (most recent call last):', '  File "gen.py", line 5, in <module>', '    x = torch.empty(2**31, device="cuda")', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 8.00 GiB of which 0 bytes is free.'];
+    expect(root(log.join('\n'))).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+  });
+
+  it('reads a fallback after a failed allocation as no failure', () => {
+    expect(verdicts('[ERROR] Could not allocate pinned memory, falling back to pageable memory\nstep 100 loss 1.2\nFinished training.')).toEqual([]);
+  });
+
+  it('reads "Allocation on device N" as cudaMallocAsync only after the exception type', () => {
+    expect(verdicts('INFO: Allocation on device 1\nModel loaded in 3.2s\nServer started.')).toEqual([]);
+  });
+
+  it("keeps a host compiler's OOM on the host when its flags name a CUDA arch", () => {
+    expect(root('[3/10] c++ -O3 -DARCH=sm_80 -c csrc/kernel_sm80.cpp -o k.o\nvirtual memory exhausted: Cannot allocate memory')?.platform).toBe('cpu');
+  });
+
+});

@@ -761,6 +761,15 @@ class PieceLineView implements LineView {
     return frames.length > 0 ? { frames, ...(rank !== undefined && { rank }) } : undefined;
   }
 
+  framesListedBelow(): SourceFrame[] {
+    const below = (k: number): RankedLine | undefined => {
+      const raw = this.nextRaw(k);
+      return raw === undefined ? undefined : splitRank(raw);
+    };
+    const body = headerlessFrames(below);
+    return body === undefined ? [] : framesOf(tracebackBody(below, body, FOLLOWING_BODY_LINES, this.rank, false));
+  }
+
   atFrames(): SourceFrame[] {
     // The message may run over a few lines before the blank line and "At:".
     let k = 1;

@@ -54,11 +54,12 @@ const RAY_TASK_ERROR = /\bRayTaskError\(\w+\): ray::/;
 
 function tracebackOf(line: LineView, finding: Finding): Pick<Group, 'frames' | 'framesFollowing'> {
   const own = line.frames(finding.framesAbove);
-  // Ray prints the remote task's traceback under its error: that is where the task failed, inside the driver's call (the
-  // frames above, which only reach ray.get), so it goes innermost.
+  // Ray lists the remote task's frames right under its error, with no header: that is where the task failed, inside the
+  // driver's call (the frames above, which only reach ray.get), so they go innermost. A traceback with a header further down
+  // is another exception's.
   if (RAY_TASK_ERROR.test(line.content)) {
-    const remote = line.followingTraceback();
-    if (remote) return { frames: [...own, ...remote.frames] };
+    const remote = line.framesListedBelow();
+    if (remote.length > 0) return { frames: [...line.chainedTraceback(), ...own, ...remote] };
   }
   // pybind11's "At:" list under the message holds the frames the error was raised in: the innermost ones.
   const raisedIn = line.atFrames();

@@ -691,9 +691,10 @@ const rayMemoryMonitor: Signature = {
  * Windows running out of commit (virtual memory: RAM plus the paging file). The Resource Exhaustion Detector's event ("Windows
  * successfully diagnosed a low virtual memory condition. The following programs consumed the most virtual memory: LM Studio.exe
  * (19112) consumed 258190471168 bytes, …", event 2004) and the "Windows - Out of Virtual Memory" popup: allocations fail and the
- * programs that need memory crash. The first program listed used the most.
+ * programs that need memory crash. The first program listed used the most. The event's text starts its line (an event viewer's
+ * column or "Application popup: "), not a quote in advice.
  */
-const WINDOWS_LOW_MEMORY = /\bWindows successfully diagnosed a low virtual memory condition\b|\bWindows - Out of Virtual Memory\b/;
+const WINDOWS_LOW_MEMORY = /(?:^|\t|: )(?:Windows successfully diagnosed a low virtual memory condition\b|(?:Application popup: )?Windows - Out of Virtual Memory\b)/;
 const WINDOWS_TOP_CONSUMER = /consumed the most virtual memory: (.+?) \(\d+\) consumed (\d+) bytes/;
 
 const windowsLowMemory: Signature = {
@@ -703,10 +704,11 @@ const windowsLowMemory: Signature = {
   match(line) {
     if (!WINDOWS_LOW_MEMORY.test(line.content)) return undefined;
     const top = WINDOWS_TOP_CONSUMER.exec(line.content);
-    return hostKill(line, 'Host OOM: Windows ran out of virtual memory (commit)' + (top ? `; ${top[1]} used the most` : ''), top ? { processInUseBytes: Number(top[2]) } : {},
+    // A report of the system's state, which may be older than the failure: any failure the log shows speaks first.
+    return { fallback: 'oom', ...hostKill(line, 'Host OOM: Windows ran out of virtual memory (commit)' + (top ? `; ${top[1]} used the most` : ''), top ? { processInUseBytes: Number(top[2]) } : {},
       undefined,
       'Windows reports that the system is low on virtual memory: the RAM and the paging file together cannot back more allocations, so programs that ask for memory fail or crash. ' +
-        'It names the programs that used the most; the first is the likeliest cause.');
+        'It names the programs that used the most; the first is the likeliest cause.') };
   },
 };
 

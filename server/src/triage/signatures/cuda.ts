@@ -19,7 +19,7 @@ import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform, SourceFrame } from '../../protocol';
-import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, ORT_DEVICE, previousFrame, thrownByTerminate, TRAILING_DEVICE } from './lineContext';
+import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, ORT_DEVICE, previousFrame, thrownByTerminate, trailingDevice } from './lineContext';
 import { devicePlatformNear, platformNear } from './otherOom';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
@@ -63,8 +63,8 @@ const MALLOC_ASYNC_NOT_FRAGMENTATION =
   'Its pool returns memory to the driver on its own, so fragmentation settings (max_split_size_mb) do not apply; the working set is too large.';
 
 function cutMallocAsync(line: LineView): Finding | undefined {
-  // A copy may keep the device ("torch.cuda.OutOfMemoryError: Allocation on device 0") and cut the rest.
-  const cut = /(?:^|[!:>\]]\s*)Allocation on device(?:\s+(\d+))?\s*(?:[\w.-]+\.py:\d+\s*)?$/.exec(line.content);
+  // A copy may keep the device after the exception's type ("torch.cuda.OutOfMemoryError: Allocation on device 0") and cut the rest.
+  const cut = /(?:^|[!:>\]]\s*)Allocation on device\s*(?:[\w.-]+\.py:\d+\s*)?$|\bOutOfMemoryError: Allocation on device (\d+)\s*$/.exec(line.content);
   if (!cut) return undefined;
   return {
     ...(cut[1] !== undefined && { device: Number(cut[1]) }),
@@ -856,7 +856,7 @@ const illegalAccess: Signature = {
   match(line) {
     const hip = /HIP error/.test(line.content);
     // onnxruntime's "GPU=N", or ggml's "current device: N" under its error.
-    const device = ORT_DEVICE.exec(line.content)?.[1] ?? TRAILING_DEVICE.exec(line.content)?.[1] ?? GGML_DEVICE.exec(unlogged(line.next(1)))?.[1];
+    const device = ORT_DEVICE.exec(line.content)?.[1] ?? trailingDevice(line.content)?.toString() ?? GGML_DEVICE.exec(unlogged(line.next(1)))?.[1];
     return {
       ...(device !== undefined && { device: Number(device) }),
       signature: 'cuda-illegal-address',

@@ -117,10 +117,13 @@ export function unwrapped(line: LineView, maxLines = 3): string | undefined {
  */
 export const ORT_DEVICE = /; GPU=(\d+) ;/;
 /**
- * A CUDA check that ends its message with the device ("CUDA error in memcpy: an illegal memory access was encountered:
+ * The device a CUDA check ends its message with ("CUDA error in memcpy: an illegal memory access was encountered:
  * …/GpuCompute-Cuda.cpp: 376 (device 0)", Omniverse's gpucompute plugin).
  */
-export const TRAILING_DEVICE = /\bCUDA error\b.*\(device (\d+)\)\s*$/;
+export function trailingDevice(text: string): number | undefined {
+  const m = /\(device (\d+)\)\s*$/.exec(text);
+  return m && /\bCUDA error\b/.test(text) ? Number(m[1]) : undefined;
+}
 
 /**
  * The C++ stack frame printed just above this one ("frame #1: c10d::…"), skipping the pieces of a frame that a

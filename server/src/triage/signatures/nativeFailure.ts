@@ -44,9 +44,10 @@ export const CUDA_GDB_EXCEPTION = /\bCUDA Exception: [A-Z][\w ]+$|\breceived sig
  * 207001 (ACL_ERROR_RT_MEMORY_ALLOCATION) is the allocation failure tailAllocFailure reads.
  */
 export const ACL_CODE = /\bacl(?:rt)?\s*error\b[,:]?[^\n]*?\bcode\s*[:=]\s*([1-5]\d{5})\b/i;
+const WINDOWS_CRASH = /\b(?:0x)?[cC]0000(?:005|409|01[dD]|0[fF][dD]|374|096|602)\b/;
 // The same statuses as a decimal exit code, unsigned (a launcher's "exitCode=3221225477") or signed (PyCharm's "Process finished
-// with exit code -1073741819 (0xC0000005)").
-const WINDOWS_CRASH = /\b(?:0x)?[cC]0000(?:005|409|01[dD]|0[fF][dD]|374|096|602)\b|(?:\b|-)(?:3221225477|3221226505|3221225501|3221225725|3221226356|1073741819|1073740791|1073741795|1073741571|1073740940)\b/;
+// with exit code -1073741819 (0xC0000005)"): only where the number is an exit or return code.
+const WINDOWS_CRASH_EXIT = /\b(?:exit|return) ?code\s*[=:]?\s*(?:3221225477|3221226505|3221225501|3221225725|3221226356|-1073741819|-1073740791|-1073741795|-1073741571|-1073740940)\b/i;
 const CHROMIUM_FATAL = /:FATAL:[\w.]+\(\d+\)\]/;
 
 /**
@@ -527,7 +528,7 @@ export function nativeFailure(text: string): { name: string; platform?: Platform
   const acl = ACL_CODE.exec(text);
   if (acl && acl[1] !== '207001') return { name: `a CANN runtime call failed with code ${acl[1]} (${quote(text)})`, platform: 'npu', what: 'the ACL error code in the CANN error-code table (1xxxxx: a usage error such as no current context; 5xxxxx: internal) and the plog of the device', catchable: true };
   if (GLIBC_HEAP.test(text)) return { name: `glibc detected heap corruption: ${quote(text)}`, what: 'the heap corruption (run under valgrind or AddressSanitizer to find the bad write or free)' };
-  if (WINDOWS_CRASH.test(text) && /code|status|exception|error|fault/i.test(text)) return { name: `a native crash (${quote(text)})`, what: 'the native crash (0xC0000005 is an access violation; the faulting module is named in the report)' };
+  if ((WINDOWS_CRASH.test(text) && /code|status|exception|error|fault/i.test(text)) || WINDOWS_CRASH_EXIT.test(text)) return { name: `a native crash (${quote(text)})`, what: 'the native crash (0xC0000005 is an access violation; the faulting module is named in the report)' };
   // Metal's command buffer failing for something other than memory (IOAF code 8 and "Insufficient Memory" are the OOM ones).
   if (/command buffer exited with error status|\(IOAF code \d+\)/.test(text) && !/IOAF code 8\b|Insufficient Memory|OutOfMemory/.test(text)) return { name: quote(text), platform: 'mps', what: 'the Metal command buffer error (the IOAF code says why the GPU rejected it)' };
   if (CHROMIUM_FATAL.test(text)) return { name: quote(text.replace(/^.*?:FATAL:/, 'FATAL:')), what: 'the fatal check and the component that made it' };

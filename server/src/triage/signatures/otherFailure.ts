@@ -24,7 +24,7 @@ import type { Fix, SourceFrame } from '../../protocol';
 import { CUT_FRAME_HEAD, framesOf, ipythonFrames, isTracebackBody } from '../frames';
 import { SIZE, toBytes } from '../sizes';
 import { debugAsync, shrinkPeak } from '../fixes';
-import { caffe2Device, ORT_DEVICE, TRAILING_DEVICE } from './lineContext';
+import { caffe2Device, ORT_DEVICE, trailingDevice } from './lineContext';
 import { CANN_CODE, CUDA_GDB_EXCEPTION, nativeFailure, quote } from './nativeFailure';
 import { luaFrames, MINER_CHECK_FILE, platformNear } from './otherOom';
 import type { Finding, LineView, Signature } from './types';
@@ -375,8 +375,7 @@ export function notOomFinding(line: LineView, tier: Tier, name: string, catchabl
   // onnxruntime's (and CNTK's) CUDA check names the device: "CUDA failure 716: misaligned address ; GPU=0 ; hostname=… ; expr=…".
   const ortDevice = ORT_DEVICE.exec(line.content);
   if (ortDevice && device === undefined) device = Number(ortDevice[1]);
-  const trailingDevice = platform === 'cuda' ? TRAILING_DEVICE.exec(line.content) : null;
-  if (trailingDevice && device === undefined) device = Number(trailingDevice[1]);
+  if (platform === 'cuda' && device === undefined) device = trailingDevice(line.content);
   return {
     ...(device !== undefined && { device }),
     signature: 'other-failure',

@@ -169,8 +169,8 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // MXNet's GPU memory pool by its source (src/storage/pooled_storage_manager.h: GPUPooledStorageManager; host memory has no pool).
   // DeepSpeed's launcher (deepspeed/launcher/launch.py, its sigkill_handler's lines), which starts one process per GPU it finds.
   // The GPU libraries of RAPIDS (rmm::, cuDF, cuML, cuGraph), CuPy and Faiss's GPU namespace: CUDA's unless ROCm's words say otherwise.
-  // NVIDIA's compute capabilities by their names in code and compilers ("is_sm80", "sm_89").
-  ['cuda', /CUDA|\bcuda|(?<![A-Za-z])cuda(?![a-z])|(?<![A-Za-z0-9])(?:[AaHhVv]100|[HhBb]200|[AaHh]800|GB200|GH200)(?![0-9])|\bCUresult\b|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bnccl[A-Z][a-z]\w*|\bptxas\b|(?<![A-Za-z])nccl(?![a-z])|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b|\bpooled_storage_manager\.h:|\bdeepspeed[./]launcher\b|\blaunch\.py:\d+:sigkill_handler\]|\brmm::|\bcudf\b|\bcuml\b|\bcugraph\b|\bcupy(?:_backends)?\b|\bfaiss::gpu::|\bis_sm\d{2,3}\b|\bsm_\d{2,3}a?\b/],
+  // NVIDIA's compute capabilities as flash-attention's checks name them ("is_sm80"; not "sm_80", which a host compiler's flags carry too).
+  ['cuda', /CUDA|\bcuda|(?<![A-Za-z])cuda(?![a-z])|(?<![A-Za-z0-9])(?:[AaHhVv]100|[HhBb]200|[AaHh]800|GB200|GH200)(?![0-9])|\bCUresult\b|\bCuda\b|\w\.cu:\d+\]|of device memory|cuDNN|CUDNN|cudnn|cuBLAS|CUBLAS|\bNCCL\b|\bnccl[A-Z][a-z]\w*|\bptxas\b|(?<![A-Za-z])nccl(?![a-z])|ProcessGroupNCCL|THCuda|invalid device function|multi_gpu_launcher|\bGPU\b|\bgpu\b|nvidia|NVIDIA|GeForce|Tesla|Quadro|\bRTX\b|\bGTX ?\d{3,4}\b|\bNvAPI_|\bNVML\b|\bNVRM: |\bnvrtc\b|\blibcuda\.so\b|\bpooled_storage_manager\.h:|\bdeepspeed[./]launcher\b|\blaunch\.py:\d+:sigkill_handler\]|\brmm::|\bcudf\b|\bcuml\b|\bcugraph\b|\bcupy(?:_backends)?\b|\bfaiss::gpu::|\bis_sm\d{2,3}\b/],
   // The kernel's amdgpu driver ("amdgpu: sq_intr: error", dmesg) after every CUDA word: a laptop's AMD integrated GPU loads it
   // beside an NVIDIA card, which is then the one the run used.
   ['rocm', /\bamdgpu/],
@@ -261,6 +261,9 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // allocate memory in static TLS block", often libgomp on aarch64): a loader limit, fixed by LD_PRELOAD or
   // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
   if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
+  // A program that could not get a kind of memory and went on with another ("could not allocate pinned memory, falling back to
+  // pageable memory", DPDK's "could not allocate hugepage memory, using regular pages"): nothing failed.
+  if (/could not allocate/i.test(m[0]) && /\b(?:falling back|fall back|retrying|using regular|skipping)\b/i.test(text)) return undefined;
   // tt-metal's bank allocator, which the tail pass reads whole, its state included, even wrapped over lines (tailAllocFailure.ts).
   if (ttMetalOom(line) !== undefined) return undefined;
   // ggml's CUDA backend failing to pin host memory for a reason that is not memory (ggml-cuda.cu ggml_cuda_host_malloc: "failed
@@ -323,8 +326,9 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   if ((!FAILURE_WORDS.test(text) && !luaError && !continued && !gpuAssert && !atEnd) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
   let aborts = ABORTS_HERE.test(text) || gpuAssert;
   if (!aborts && endsProcessAfter(line, 4)) aborts = true;
-  // MuJoCo's default error handler (mju_error without a user handler: "ERROR: …", then "Press Enter to exit ...", then exit(1)).
-  for (let k = 1; k <= 4 && !aborts; k++) aborts = /^\s*Press Enter to exit\b/.test(line.next(k) ?? '');
+  // MuJoCo's default error handler (mju_error without a user handler: "ERROR: mj_…", then "Press Enter to exit ...", then
+  // exit(1)); not a script's own input("Press Enter to exit") after an exception it caught.
+  for (let k = 1; k <= 4 && !aborts && /^\s*ERROR: mj\w*: /.test(text); k++) aborts = /^\s*Press Enter to exit\b/.test(line.next(k) ?? '');
   const numbers: Finding['numbers'] = {};
   const req = REQUEST.exec(text);
   // TensorFlow 1.x's Eigen allocator (common_runtime/gpu/gpu_device.cc: LOG(FATAL) << "EigenAllocator for GPU ran out of memory

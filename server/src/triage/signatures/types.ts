@@ -126,6 +126,8 @@ export interface LineView {
   chainedTraceback(): SourceFrame[];
   /** The traceback that starts in the lines after this one, for messages printed before their traceback. */
   followingTraceback(): FollowingTraceback | undefined;
+  /** The frames listed right under this line with no traceback header of their own, outermost first; empty when none. */
+  framesListedBelow(): SourceFrame[];
   /**
    * The frames of pybind11's `At:` list under this exception's message (the Python frames where the
    * error was raised before it crossed C++), outermost first; empty when none follows.

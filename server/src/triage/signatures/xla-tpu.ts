@@ -289,6 +289,7 @@ function joinedView(line: LineView, content: string): LineView {
     frames: (above) => line.frames(above),
     chainedTraceback: () => line.chainedTraceback(),
     followingTraceback: () => line.followingTraceback(),
+    framesListedBelow: () => line.framesListedBelow(),
     atFrames: () => line.atFrames(),
   };
 }
