@@ -230,7 +230,8 @@ const FLOORS = {
   blind44: { kind: 160 / 171, exact: 347 / 352 },
   // First run kind 112/128, exact 291/316; after its classes were filled (triage-blind45.test.ts): kind 123/128, exact 304/316.
   blind45: { kind: 123 / 128, exact: 304 / 316 },
-  blind46: { kind: 102 / 126, exact: 103 / 107 },
+  // First run kind 102/126, exact 103/107; after its classes were filled (triage-blind46.test.ts): kind 113/126, exact 104/107.
+  blind46: { kind: 113 / 126, exact: 104 / 107 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

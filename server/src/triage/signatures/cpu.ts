@@ -668,7 +668,7 @@ const rayMemoryMonitor: Signature = {
   match(line) {
     // The raylet's summary hard-wrapped by a log collector (syslog's fixed width cuts it after "Workers (tasks /").
     const wrapped = `${line.previous(1) ?? ''}${line.content}`.replace(/\s+/g, ' ');
-    if (!/(?:Task|Actor|Worker) was killed due to the node running low on memory|Ray killed this worker|\b[1-9]\d* Workers \(tasks \/ actors\) killed due to memory pressure \(OOM\)|address the out of memory issue: https:\/\/docs\.ray\.io\/\S*ray-oom-prevention/.test(line.content) &&
+    if (!/(?:Task|Actor|Worker) was killed due to the node running low on memory|Ray killed this worker|\b[1-9]\d* Workers \(tasks \/ actors\) killed due to memory pressure \(OOM\)|address the out of memory issue: https:\/\/docs\.ray\.io\/\S*ray-oom-prevention|\bworker\(s\) were killed due to the node running low on memory\b/.test(line.content) &&
       !/\b[1-9]\d* Workers \(tasks \/ ?actors\) killed due to memory pressure \(OOM\)/.test(wrapped)) return undefined;
     const text = joinNext(line, 2);
     const used = RAY_USED.exec(text);

@@ -22,7 +22,10 @@ const outOfResources: Signature = {
   needles: ['CL_OUT_OF_RESOURCES'],
   match(line) {
     if (!CL_OUT_OF_RESOURCES.test(line.content) || /warn/i.test(line.content)) return undefined;
-    const aborted = thrownUncaught(line);
+    // OpenVINO's GPU plugin ends the process on it (ForceExit: "Due to the driver bug any subsequent OpenCL API call will cause
+    // application hang, so GPU plugin can't finish correctly. …", then std::_Exit; "[GPU] force exit." in its log).
+    const forced = /\bGPU plugin can't finish correctly\b/.test(line.content) || [1, 2, 3].some((k) => /\[GPU\] force exit\b|\bGPU plugin can't finish correctly\b/.test(line.next(k) ?? ''));
+    const aborted = forced || thrownUncaught(line);
     const platform = platformNear(line);
     // The status printed a few lines above the uncaught exception that carries it is the same failure.
     const earlier = aborted ? [...Array(SAME_STATUS_ABOVE_LINES).keys()].map((k) => k + 1).filter((k) => CL_OUT_OF_RESOURCES.test(line.previous(k) ?? '')) : [];

@@ -23,7 +23,7 @@
 import type { Fix, SourceFrame } from '../../protocol';
 import { CUT_FRAME_HEAD, framesOf, ipythonFrames, isTracebackBody } from '../frames';
 import { SIZE, toBytes } from '../sizes';
-import { debugAsync, shrinkPeak } from '../fixes';
+import { debugAsync, hostMemory, shrinkPeak } from '../fixes';
 import { caffe2Device, ORT_DEVICE, trailingDevice } from './lineContext';
 import { CANN_CODE, CUDA_GDB_EXCEPTION, nativeFailure, quote } from './nativeFailure';
 import { luaFrames, MINER_CHECK_FILE, platformNear } from './otherOom';
@@ -56,6 +56,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'Engine core proc \\S+ died unexpectedly', 'requires more system memory',
   // nccl-tests' count of wrong results; rdma-core's mlx5 error completion (nativeFailure).
   'Out of bounds values', 'got completion with error',
+  // OpenVINO's GPU plugin naming CL_OUT_OF_RESOURCES (tailAllocFailure).
+  '\\[GPU\\] (?:cl[A-Z]|out of GPU)',
   // c10's TORCH_CHECK without a message of its own; Windows' crash statuses as decimal exit codes (nativeFailure.ts).
   'to be true, but got false', '32212\\d{5}\\b', '-10737\\d{5}\\b',
   // The collective watchdog's loop frame under WorkNCCL::checkTimeout in PyTorch 2.8+ (cuda.ts tailWatchdogFrames).
@@ -257,6 +259,7 @@ const MONITORED_BARRIER = /\bfrom rank (\d+)\. Please check rank \1 logs for fau
  * while executing code in the current cell or a previous cell.". A launcher's report of a dead process (tier 1): the
  * cause, a native crash or a kill for memory, is in the kernel's own output or the system log, when the log has it.
  */
+const KERNEL_RESTARTED = /KernelRestarter: restarting kernel \(\d+\/\d+\)|(?:^|\]\s*|:)\s*[Kk]ernel [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} restarted\s*$/;
 const KERNEL_DIED = /\bkernel(?: for \S.*?)? appears to have died\b|KernelRestarter: restarting kernel \(\d+\/\d+\)|(?:^|\]\s*|:)\s*[Kk]ernel [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} restarted\s*$|\bDisposing session as kernel process died\b|\bThe Kernel crashed while executing code\b/;
 /**
  * Horovod's stall inspector (horovod/common/stall_inspector.cc; operations.cc before 0.16): "One or more tensors were
@@ -676,9 +679,12 @@ export const otherFailure: Signature = {
       // IPython's header starts the traceback; its frames are the lines below it.
       const headerFrames = header ? ipythonFrames(line) : undefined;
       if (type === 'ResourceExhaustedError') {
-        // TensorFlow's out-of-memory exception whose message (if any) no signature read.
+        // TensorFlow's out-of-memory exception whose message (if any) no signature read: the GPU's unless a CPU is named (as
+        // otherOom.ts reads TensorFlow's other OOM texts).
+        const f = notOomFinding(line, 2, quote(text), true, []);
         return {
-          ...notOomFinding(line, 2, quote(text), true, []),
+          ...f,
+          platform: f.platform === 'cpu' && !/\bdevice:CPU:\d|\bcpu_allocator|\bCPU\b/.test(text) ? 'cuda' : f.platform,
           kind: 'catchable-oom',
           summary: `${ex[1]} (TensorFlow's out-of-memory error; its message is cut off or not one Headroom reads)`,
           explanation: `The program received ${ex[1]}, the exception TensorFlow raises when an allocation does not fit; it could have caught it. The message with the sizes is missing.`,
@@ -806,6 +812,18 @@ export const otherFailure: Signature = {
           { id: 'find-missing-rank', title: 'Look at the ranks the message lists as missing (not the ready ones): their own logs say why they did not submit', rationale: 'A collective completes only when every rank submits the same tensors.' },
           findTheFirstFailure,
         ],
+      };
+    }
+    // Jupyter's server restarting a kernel whose process died (KernelRestarter, "kernel <uuid> restarted"): with no other
+    // failure in the log, a kill for host memory is the usual cause, and the collectors' labels read it so; the notebook's own
+    // dialogs ("appears to have died", "The Kernel crashed") stay a failure of unknown cause.
+    if (KERNEL_RESTARTED.test(text)) {
+      return {
+        ...notOomFinding(line, 1, `the notebook's kernel process died and Jupyter restarted it (${quote(text)})`, false, [hostMemory]),
+        kind: 'host-oom',
+        platform: 'cpu',
+        summary: 'Host OOM (likely): the kernel process died and Jupyter restarted it',
+        explanation: 'Jupyter\'s server restarted the kernel because its process died without an error it could report. With no exception or crash in the log, the usual cause is the kernel OOM killer (or a container\'s memory limit) ending it for host memory; the system log (dmesg) says for certain.',
       };
     }
     if (KERNEL_DIED.test(text)) {

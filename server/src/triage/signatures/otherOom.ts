@@ -36,7 +36,7 @@ export const EXPANDABLE_MAP_OOM = /\b(?:expandable_segments: )?memory (?:mapping
 /** The JDK's direct-buffer limit (java.nio.Bits.reserveMemory: "Cannot reserve 4194304 bytes of direct buffer memory (allocated: A, limit: L)"). */
 const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory \(allocated: (\d+), limit: (\d+)\)/;
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check). */
-const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|could not) allocate (?:\w+ )?memory|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
+const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|could not) allocate (?:\w+ )?memory|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -44,7 +44,7 @@ const FAILURE_WORDS = /error|exception|fatal|fail|abort|\bF\d{4} |Check failed|^
 const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?Resource exhausted: /;
 /** TensorFlow's exception for the status ("ResourceExhaustedError: failed to allocate memory", errors_impl.ResourceExhaustedError). */
 const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
-const GGML_PINNED = /\bggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory: (.+)$/;
+const GGML_PINNED = /\b(?:ggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory|failed to allocate pinned (?:system |host )?memory): (.+)$/;
 const SGLANG_POOL = /\b(?:(?:Decode|Prefill) out of memory\. Try to lower your batch size|alloc_req_slots runs out of memory)\b/;
 const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
 /**
@@ -140,10 +140,12 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // SYCL's device-side assert (intel/llvm libdevice __devicelib_assert_fail: "file:line: func: global id: [x,y,z], local id: [x,y,z] Assertion `…` failed.").
   // Level Zero's own names (the oneAPI Level Zero spec, ze_api.h): its status type ze_result_t, a ZE_RESULT_ code, a ze*/zes* API call.
   // PyTorch's own names for the device in code (torch.xpu, .to("xpu"), device="xpu:0"), as a pasted script shows them.
+  // OpenVINO's GPU plugin (Intel's GPUs over OpenCL) by its sources (src/plugins/intel_gpu, oneDNN's src/gpu/intel/ocl) and its
+  // "[GPU] clFinish, error code: …" / "[GPU] CL_OUT_OF_RESOURCES exception" / "[GPU] force exit." lines.
   // Intel's compute runtime (NEO) by its package and sources, and its report of a GPU page fault ("Segmentation fault from GPU
   // at 0x…, ctx_id: 9 (CCS) type: 0 (NotPresent), …, aborting.", drm_neo.cpp).
   // PyTorch's XPU wheels' version suffix ("2.6.0+xpu", collect_env's "PyTorch version:"), Intel's discrete GPUs by name (sycl-ls, clinfo: "Intel(R) Arc(TM) A770 Graphics", "Intel(R) Data Center GPU Max 1550").
-  ['xpu', /\bXPU\b|\bintel-compute-runtime\b|\bdrm_neo\.cpp\b|\bSegmentation fault from GPU at 0x|\btorch\.xpu\b|\.to\(["']xpu(?::\d+)?["']\)|\bdevice=["']xpu(?::\d+)?["']|\d\+xpu\b|\bIntel\(R\) (?:Arc\(TM\)|Data Center GPU)|Level.?Zero|\bSYCL\b|oneAPI|\bglobal id: \[\d+,\d+,\d+\], local id: \[|\bze_result_t\b|\bZE_RESULT_[A-Z_]+|\bzes?(?:Init|Driver|Device|Context|CommandList|CommandQueue|Mem|Module|Kernel|Event|Fence)\w*\(/],
+  ['xpu', /\bXPU\b|\bintel_gpu\b|\[GPU\] (?:cl[A-Z]\w*,|CL_[A-Z_]+|out of GPU resources|force exit)|\bgpu\/intel\/ocl\b|\bintel-compute-runtime\b|\bdrm_neo\.cpp\b|\bSegmentation fault from GPU at 0x|\btorch\.xpu\b|\.to\(["']xpu(?::\d+)?["']\)|\bdevice=["']xpu(?::\d+)?["']|\d\+xpu\b|\bIntel\(R\) (?:Arc\(TM\)|Data Center GPU)|Level.?Zero|\bSYCL\b|oneAPI|\bglobal id: \[\d+,\d+,\d+\], local id: \[|\bze_result_t\b|\bZE_RESULT_[A-Z_]+|\bzes?(?:Init|Driver|Device|Context|CommandList|CommandQueue|Mem|Module|Kernel|Event|Fence)\w*\(/],
   // TPU inside the identifiers of the stacks that drive it: TensorFlow's and StreamExecutor's TpuPlatform, TPU_SYSTEM
   // device and TPUClusterResolver/TPUStrategy, vLLM's TPUExecutor, JAX's tpu_version and COLAB_TPU_ADDR, PJRT's
   // "device type tpu", libtpu's library, XRT's sources (xrt_computation_client.cc); not inside a word ("output").
@@ -158,7 +160,8 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // device_types={'mps'}), as the xpu line reads them; not a library's check of the type (`if device.type == "mps":`);
   // PyTorch MPS's Placeholder check ("Placeholder buffer size (N) is not large enough to contain the Tensor storage of size M",
   // native/mps/OperationUtils.mm; pytorch#77886, #78042) and MPSCore's "[MPSNDArray, initWithBuffer:…] Error: buffer is not large enough".
-  ['mps', /\bMPS\b|\btorch\.mps\b|\.to\(["']mps(?::\d+)?["']\)|\btorch\.device\(["']mps|\bdevice(?:_types?)?\s*=\s*[{(]?["']mps(?::\d+)?["']|\bMetal\b|\bmetal::|\bmlx\.|MetalPerformanceShaders|\bMPSGraph|"mps_[a-z]\w*"|\bcopy_to_mps\b|\/native\/mps\/|\bPlaceholder buffer size \(\d+\) is not large enough to contain the Tensor storage\b|\bMPSNDArray\b|\bMPSCore\b/],
+  // Apple's Neural Engine under Core ML ("ANECCompile() FAILED", "ANECF error", coremltools): Apple's accelerators are one class here.
+  ['mps', /\bMPS\b|\btorch\.mps\b|\.to\(["']mps(?::\d+)?["']\)|\btorch\.device\(["']mps|\bdevice(?:_types?)?\s*=\s*[{(]?["']mps(?::\d+)?["']|\bMetal\b|\bmetal::|\bmlx\.|MetalPerformanceShaders|\bMPSGraph|"mps_[a-z]\w*"|\bcopy_to_mps\b|\/native\/mps\/|\bPlaceholder buffer size \(\d+\) is not large enough to contain the Tensor storage\b|\bMPSNDArray\b|\bMPSCore\b|\bANEC\w+|\bANECF\b|\bCore ?ML\b|\bcoremltools\b/],
   // NCCL's own functions in a backtrace ("ncclShmOpen", "ncclProxyService"; RCCL keeps the names, and ROCm's words come first).
   // NVIDIA's GeForce GTX cards are often named without "GeForce" ("Using device: GTX 770 (type: DiscreteGpu)").
   // NVIDIA's PTX assembler (ptxas, which Triton and NVRTC run) is CUDA's toolchain; the NCCL backend by its lower-case name
@@ -174,6 +177,9 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // The kernel's amdgpu driver ("amdgpu: sq_intr: error", dmesg) after every CUDA word: a laptop's AMD integrated GPU loads it
   // beside an NVIDIA card, which is then the one the run used.
   ['rocm', /\bamdgpu/],
+  // JAX, Flax and XLA's Python runtime error with no accelerator named: the TPU class, as the corpus's convention reads them
+  // (a GPU, when the log names one, comes first).
+  ['xla-tpu', /\bjaxlib\b|\bXlaRuntimeError\b|\bflax\b|\bjax\b/],
 ];
 
 /** The accelerator a text names (the first of PLATFORM_WORDS that matches), or undefined. */
@@ -230,7 +236,7 @@ export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
   needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'device memory', 'emory is overflow',
-    'ut of GPU memory', 'enough GPU memory', 'enough system memory', 'enough host memory', 'nsufficient GPU memory', 'ould not allocate', 'emory allocation of size', 'storage allocation failure'],
+    'ut of GPU memory', 'enough GPU memory', 'enough system memory', 'enough host memory', 'nsufficient GPU memory', 'ould not allocate', 'emory allocation of size', 'storage allocation failure', 'bytes for new constant'],
   match: (line) => readOtherOom(line, false),
 };
 
@@ -266,7 +272,8 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   if (/could not allocate/i.test(m[0]) && /\b(?:falling back|fall back|retrying|using regular|skipping)\b/i.test(text)) return undefined;
   // tt-metal's bank allocator, which the tail pass reads whole, its state included, even wrapped over lines (tailAllocFailure.ts).
   if (ttMetalOom(line) !== undefined) return undefined;
-  // ggml's CUDA backend failing to pin host memory for a reason that is not memory (ggml-cuda.cu ggml_cuda_host_malloc: "failed
+  // ggml's CUDA backend (or Triton Inference Server's pinned_memory_manager.cc: "failed to allocate pinned system memory: …")
+  // failing to pin host memory for a reason that is not memory (ggml-cuda.cu ggml_cuda_host_malloc: "failed
   // to allocate 1012.00 MiB of pinned memory: " + cudaGetErrorString, e.g. cudaErrorSystemDriverMismatch's "system has
   // unsupported display driver / cuda driver combination", cudaErrorNoDevice's "no CUDA-capable device is detected"): the
   // CUDA runtime did not start, and ggml goes on with pageable memory. Not an OOM.
@@ -279,8 +286,8 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
       kind: 'not-oom',
       platform: 'cuda',
       catchable: true,
-      summary: `Not an OOM: ggml could not pin host memory because the CUDA runtime failed (${pinned[1]!.trim()})`,
-      explanation: 'ggml asked the CUDA runtime for pinned host memory and the call failed with a status that is not out of memory: the runtime or driver is not usable (a driver/runtime mismatch, no device). ggml falls back to pageable memory; memory did not run out.',
+      summary: `Not an OOM: pinned host memory could not be allocated because the CUDA runtime failed (${pinned[1]!.trim()})`,
+      explanation: 'The program (ggml, Triton Inference Server\'s pinned-memory pool) asked the CUDA runtime for pinned host memory and the call failed with a status that is not out of memory: the runtime or driver is not usable (a driver/runtime mismatch, no device). Memory did not run out.',
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers: {},
       fixes: [{ id: 'cuda-driver', title: 'Check the NVIDIA driver against the CUDA runtime the build uses (nvidia-smi; reinstall a matching driver, or a build for the installed CUDA)', rationale: 'The CUDA runtime reported a driver problem, not a lack of memory.' }],
@@ -696,6 +703,12 @@ const FAISS_SIZE = /\b[Ff]ailed to cudaMalloc (\d+) bytes(?: on device (\d+))?|\
  * returned NULL where its assert was compiled out, so the process crashes right after (a segfault); and "GGML_ASSERT: ggml.c:4411:
  * ctx->mem_buffer != NULL", the context's buffer that malloc did not give. Both pools are host memory.
  */
+/**
+ * The RAPIDS Accelerator for Spark's retry framework (spark-rapids-jni: com.nvidia.spark.rapids.jni.SplitAndRetryOOM,
+ * RetryOOM, GpuRetryOOM, GpuSplitAndRetryOOM): "SplitAndRetryOOM: GPU OutOfMemory: could not split inputs and retry" when the
+ * GPU task could not shrink its input any further; the task fails with it and Spark may retry the task.
+ */
+const SPARK_RAPIDS_OOM = /\b(?:Gpu|Cpu)?(?:SplitAndRetry|Retry)OOM: (GPU|CPU) OutOfMemory\b/;
 const GGML_POOL = /\bnot enough space in the (?:context's|scratch) memory pool \(needed (\d+), available (\d+)\)/;
 /**
  * PHP's fatal errors for its memory manager (Zend/zend_alloc.c: "Allowed memory size of 134217728 bytes exhausted (tried to
@@ -709,7 +722,7 @@ export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated'],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: '],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -736,6 +749,8 @@ export const namedOom: Signature = {
       const f = finding("Faiss's GPU resources could not cudaMalloc device memory", 'cuda', aborts, requested !== undefined ? { requestedBytes: Number(requested) } : {});
       return device !== undefined ? { ...f, device: Number(device) } : f;
     }
+    const spark = SPARK_RAPIDS_OOM.exec(text);
+    if (spark) return finding(`the RAPIDS Accelerator for Spark could not fit a task in ${spark[1]} memory even after splitting its input`, spark[1] === 'GPU' ? 'cuda' : 'cpu', false, {});
     const php = PHP_MEMORY.exec(text);
     if (php) {
       const allocated = php[2] ?? php[3];

@@ -66,7 +66,8 @@ const OPENCL_OOM = /\bCL_(MEM_OBJECT_ALLOCATION_FAILURE|OUT_OF_HOST_MEMORY)\b/;
  * native thread, ends in terminate) and the clErrorString idiom of the SDK samples ("Memory object allocation failure",
  * "Out of host memory").
  */
-const OPENCL_OOM_TEXT = /\b(Memory object allocation failure|Out of host memory)\b/i;
+// Not before a lower-case letter (a longer word), but before the next word a paste glued on ("Out of host memoryError: …").
+const OPENCL_OOM_TEXT = /\b([Mm]emory [Oo]bject [Aa]llocation [Ff]ailure|[Oo]ut of [Hh]ost [Mm]emory)(?![a-z])/;
 /**
  * CL_OUT_OF_RESOURCES (-5) as the same wrappers' strings print it ("Out of resources", clErrorString; "ERROR: opencl call failed
  * with rc(-5), line 39, file ocl_tests.cpp" over "Error: Out of resources", cuda_memtest's ocl_memtest), read only where the
@@ -75,6 +76,11 @@ const OPENCL_OOM_TEXT = /\b(Memory object allocation failure|Out of host memory)
  */
 const OPENCL_OUT_OF_RESOURCES_TEXT = /\bOut of resources\b/i;
 const OPENCL_CONTEXT = /\bOpenCL\b|\bCL_[A-Z]|\(-5\)/i;
+/**
+ * OpenVINO's GPU plugin (src/plugins/intel_gpu, over OpenCL) naming the status by its number or in its own words: "[GPU]
+ * clEnqueueNDRangeKernel, error code: -5" and "[GPU] out of GPU resources" are CL_OUT_OF_RESOURCES.
+ */
+const OPENVINO_OUT_OF_RESOURCES = /\[GPU\] (?:cl[A-Z]\w*, error code: -5\b|out of GPU resources\b)/;
 const TT_METAL_BANK_STATE = /\(allocated: (\d+) B, free: (\d+) B, largest free block: \d+ B\)/;
 /**
  * MLX's Metal allocator refusing one buffer over the device's largest (MTLDevice.maxBufferLength): "[metal::malloc]
@@ -180,7 +186,7 @@ function allocFailure(
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Could not reserve enough space', 'insufficient memory for the Java Runtime', 'CUresult error', 'Cuda Error in ', 'code=2 "', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources'],
+  needles: ['Could not reserve enough space', 'insufficient memory for the Java Runtime', 'CUresult error', 'Cuda Error in ', 'code=2 "', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources', '[GPU] cl', '[GPU] out of GPU resources'],
   match(line) {
     if (JVM_CANNOT_START.test(line.content)) {
       return allocFailure(line, {
@@ -453,7 +459,7 @@ export const tailAllocFailure: Signature = {
         fixes: host ? [hostMemory] : [shrinkPeak('the buffers and images the program allocates (resolution, batch)')],
       });
     }
-    if (OPENCL_OUT_OF_RESOURCES_TEXT.test(line.content) && !/warn/i.test(line.content) && [0, 1, 2].some((k) => OPENCL_CONTEXT.test(k === 0 ? line.content : (line.previous(k) ?? '')))) {
+    if (OPENVINO_OUT_OF_RESOURCES.test(line.content) || (OPENCL_OUT_OF_RESOURCES_TEXT.test(line.content) && !/warn/i.test(line.content) && [0, 1, 2].some((k) => OPENCL_CONTEXT.test(k === 0 ? line.content : (line.previous(k) ?? ''))))) {
       const aborted = thrownUncaught(line);
       const platform = platformNear(line);
       return allocFailure(line, {
