@@ -235,7 +235,8 @@ const FLOORS = {
   blind45: { kind: 123 / 128, exact: 304 / 316 },
   // First run kind 102/126, exact 103/107; after its classes were filled (triage-blind46.test.ts): kind 113/126, exact 104/107.
   blind46: { kind: 113 / 126, exact: 104 / 107 },
-  blind47: { kind: 83 / 99, exact: 66 / 78 },
+  // First run kind 83/99, exact 66/78; after its classes were filled (triage-blind47.test.ts): kind 89/99, exact 75/78.
+  blind47: { kind: 89 / 99, exact: 75 / 78 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

@@ -150,8 +150,11 @@ const runtimeError: Signature = {
     // The device as onnxruntime's check names it, or as miners do ("Can't find nonce with device [ID=11, GPU #11], cuda
     // exception: CUDA_ERROR_OUT_OF_MEMORY", T-Rex).
     let device = ORT_DEVICE.exec(line.content)?.[1] ?? /\bGPU ?#(\d+)\b/.exec(line.content)?.[1];
-    // A check that ends the process on the status (an uncaught exception, MPI_Abort on every rank: mpi4jax's) makes it an abort.
-    const aborts = endsProcessAfter(line, 3);
+    // A check that ends the process on the status (an uncaught exception, MPI_Abort on every rank: mpi4jax's) makes it an abort;
+    // so does a Rust panic that carries it (cudarc's "thread 'main' panicked at …" over "called `Result::unwrap()` on an `Err`
+    // value: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")").
+    const panicked = [0, 1, 2].some((k) => /\bthread '[^']*'(?: \(\d+\))? panicked at\b/.test(k === 0 ? line.content : (line.previous(k) ?? '')));
+    const aborts = panicked || endsProcessAfter(line, 3);
     const rank = line.rank ?? mpiAbortRank(line, 3);
     // TensorFlow's StreamExecutor ("cuda_driver.cc:739] failed to allocate 2.12G (2282521344 bytes) from device:
     // CUDA_ERROR_OUT_OF_MEMORY") names no device; the BFC allocator that asked for it does, in the warnings

@@ -65,6 +65,8 @@ const TVM_STORAGE = /\bstorage allocation failure, attempted to allocate (\d+) a
  * 19288260"): the request and what the arena had left; the arena's size is set by the model (<size memory=…>).
  */
 const MUJOCO_ARENA = /^\s*max = (\d+), available = (\d+), requested = (\d+)/;
+/** A program naming what it failed to allocate and its size ("ds4: CUDA model range alloc failed for token_embd (1010.00 MiB): out of memory", "… (1792.00 MiB chunk)"). */
+const ALLOC_FAILED_FOR = new RegExp(String.raw`\balloc(?:ation)? failed for [\w:.\/-]+ \(${SIZE}(?: chunk)?\)`);
 const EIGEN_ALLOCATOR = /\bEigenAllocator for GPU ran out of memory when allocating (\d+)\./;
 const REQUEST = new RegExp(String.raw`(?:allocat\w*|request\w*|reallocate)(?: of)? ${SIZE}`, 'i');
 /** Theano's driver report: "Driver report 21364736 bytes free and 11715084288 bytes total". */
@@ -342,7 +344,8 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // when allocating " << num_bytes << ". See error logs …") prints the bytes without a unit.
   const eigen = EIGEN_ALLOCATOR.exec(text);
   const sized = SIZED_ALLOCATION_FAILED.exec(text);
-  const requested = sized ? Number(sized[1]) : req ? toBytes(req[1]!, req[2]!) : eigen ? Number(eigen[1]) : undefined;
+  const named = ALLOC_FAILED_FOR.exec(text);
+  const requested = sized ? Number(sized[1]) : named ? toBytes(named[1]!, named[2]!) : req ? toBytes(req[1]!, req[2]!) : eigen ? Number(eigen[1]) : undefined;
   if (requested !== undefined) numbers.requestedBytes = requested;
   const tvm = TVM_STORAGE.exec(text);
   if (tvm) Object.assign(numbers, { requestedBytes: Number(tvm[1]), allowedBytes: Number(tvm[2]) });
@@ -405,7 +408,8 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
     const clr = CLR_ALLOC_FAILED.exec(k === 0 ? text : (line.next(k) ?? ''));
     if (clr) Object.assign(numbers, { requestedBytes: Number(clr[1]), freeBytes: Number(clr[2]), deviceTotalBytes: Number(clr[3]) });
   }
-  let gpu = platform !== 'cpu' ? (GPU_PREFIX.exec(text) ?? GPU_N_ASSERT.exec(text) ?? (mlu ? /\[Card: (\d+)\]/.exec(text) : null)) : null;
+  // Miners name the device in their error ("Error on GPU0: out of memory", gminer).
+  let gpu = platform !== 'cpu' ? (GPU_PREFIX.exec(text) ?? GPU_N_ASSERT.exec(text) ?? /\bError on GPU ?(\d+): /.exec(text) ?? (mlu ? /\[Card: (\d+)\]/.exec(text) : null)) : null;
   // fairseq's trainer catches the error and names the device on the next line ("| WARNING: ran out of memory on GPU #2,
   // skipping batch", multiprocessing_trainer.py, device_id).
   for (let k = 1; k <= 2 && platform === 'cuda' && !gpu; k++) gpu = FAIRSEQ_SKIP.exec(line.next(k) ?? '');
@@ -709,6 +713,24 @@ const FAISS_SIZE = /\b[Ff]ailed to cudaMalloc (\d+) bytes(?: on device (\d+))?|\
  * GPU task could not shrink its input any further; the task fails with it and Spark may retry the task.
  */
 const SPARK_RAPIDS_OOM = /\b(?:Gpu|Cpu)?(?:SplitAndRetry|Retry)OOM: (GPU|CPU) OutOfMemory\b/;
+/**
+ * ggml's backend buffers (ggml-backend.c, ggml-alloc.c): "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of
+ * size 137438953504" (the backend's allocator returned NULL) and "ggml_gallocr_reserve_n: failed to allocate CPU buffer of size
+ * 84940800"; llama.cpp then fails to create the context and returns the error to its caller. The backend names the memory.
+ */
+const GGML_BUFFER = /\bggml_backend_(\w+?)_buffer_type_alloc_buffer: failed to allocate buffer of size (\d+)|\bggml_gallocr_reserve_n: failed to allocate (\w+) buffer of size (\d+)/;
+/** ggml's graph allocator of 2023 ("ggml_allocr_alloc: not enough space in the buffer (needed 442368, largest block available 290848)"), then its assert. */
+const GGML_ALLOCR = /\bggml_allocr_alloc: not enough space in the buffer \(needed (\d+), largest block available \d+\)/;
+/**
+ * vLLM's profile leaving less than nothing for the KV cache ("Available KV cache memory: -2.14 GiB", gpu_worker.py): the weights
+ * and the profiled activations already exceed gpu_memory_utilization; the engine then fails to start.
+ */
+const VLLM_NEGATIVE_KV = /\bAvailable KV cache memory: -[\d.]+ GiB/;
+/**
+ * A server's own check before it runs a request ("Prompt (138254 tokens) requires ~28903MB GPU memory but only ~28745MB
+ * available", mlx-serve): the request and what was free.
+ */
+const REQUIRES_BUT_AVAILABLE = new RegExp(String.raw`\brequires ~?${SIZE} (?:of )?(GPU |device )?memory,? but only ~?${SIZE} (?:is )?available`);
 const GGML_POOL = /\bnot enough space in the (?:context's|scratch) memory pool \(needed (\d+), available (\d+)\)/;
 /**
  * PHP's fatal errors for its memory manager (Zend/zend_alloc.c: "Allowed memory size of 134217728 bytes exhausted (tried to
@@ -722,7 +744,7 @@ export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: '],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -748,6 +770,24 @@ export const namedOom: Signature = {
       const aborts = /\bFaiss assertion\b/.test(text);
       const f = finding("Faiss's GPU resources could not cudaMalloc device memory", 'cuda', aborts, requested !== undefined ? { requestedBytes: Number(requested) } : {});
       return device !== undefined ? { ...f, device: Number(device) } : f;
+    }
+    const buffer = GGML_BUFFER.exec(text);
+    if (buffer) {
+      const backend = (buffer[1] ?? buffer[3]!).toLowerCase();
+      const platform: Platform = backend === 'cpu' ? 'cpu' : backend.startsWith('cuda') ? 'cuda' : backend === 'metal' ? 'mps' : devicePlatformNear(line);
+      return finding(`ggml could not allocate a ${backend.toUpperCase()} buffer`, platform, false, { requestedBytes: Number(buffer[2] ?? buffer[4]) });
+    }
+    const allocr = GGML_ALLOCR.exec(text);
+    if (allocr) return finding("ggml's graph allocator had no block large enough in its buffer", 'cpu', true, { requestedBytes: Number(allocr[1]) });
+    if (VLLM_NEGATIVE_KV.test(text)) return finding("vLLM's weights and profiled activations left less than nothing for the KV cache", devicePlatformNear(line), false, {});
+    const requires = REQUIRES_BUT_AVAILABLE.exec(text);
+    if (requires) {
+      const requested = toBytes(requires[1]!, requires[2]!);
+      const free = toBytes(requires[4]!, requires[5]!);
+      return finding('the request needs more memory than is available', requires[3] !== undefined ? devicePlatformNear(line) : platformNear(line), false, {
+        ...(requested !== undefined && { requestedBytes: requested }),
+        ...(free !== undefined && { freeBytes: free }),
+      });
     }
     const spark = SPARK_RAPIDS_OOM.exec(text);
     if (spark) return finding(`the RAPIDS Accelerator for Spark could not fit a task in ${spark[1]} memory even after splitting its input`, spark[1] === 'GPU' ? 'cuda' : 'cpu', false, {});

@@ -43,7 +43,8 @@ const runtimeOom: Signature = {
   needles: ['hipErrorOutOfMemory', 'HIP error: out of memory', 'HIP_ERROR_OutOfMemory', 'hipErrorMemoryAllocation', 'hipError_t(1002)'],
   match(line) {
     if (!/hipErrorOutOfMemory|HIP error: out of memory|HIP_ERROR_OutOfMemory|hipErrorMemoryAllocation|hipError_t\(1002\)/.test(line.content)) return undefined;
-    const size = /failed to allocate .*?\((\d+) bytes\)/.exec(line.content);
+    // TensorFlow's "failed to allocate 2.00G (2147483648 bytes)"; IREE's HIP allocator "failed to allocate buffer of length N".
+    const size = /failed to allocate .*?\((\d+) bytes\)|\bfailed to allocate buffer of length (\d+)/.exec(line.content);
     // An application's error check that aborts on it (AMReX's "amrex::Abort::N::HIP error in file … hipErrorOutOfMemory !!!",
     // then SIGABRT): no exception reaches a caller.
     // Also an uncaught exception's report on the line or an abort under it (lineContext's ENDS_PROCESS).
@@ -54,14 +55,14 @@ const runtimeOom: Signature = {
       kind: aborts ? 'runtime-abort' : 'catchable-oom',
       platform: 'rocm',
       catchable: !aborts,
-      summary: 'HIP runtime out of memory (hipErrorOutOfMemory)' + (size ? `: ${formatBytes(Number(size[1]))} requested` : ''),
+      summary: 'HIP runtime out of memory (hipErrorOutOfMemory)' + (size ? `: ${formatBytes(Number(size[1] ?? size[2]))} requested` : ''),
       explanation:
         'A HIP runtime call returned hipErrorOutOfMemory outside the caching allocator (a kernel launch, a library workspace, host-pinned memory). ' +
         (aborts
           ? 'The program\'s error check aborted the process on it, so nothing could catch it; memory cached by the framework is not available to the runtime.'
           : 'It is reported as an exception, so the program could catch it; memory cached by the framework is not available to the runtime.'),
       ...(line.rank !== undefined && { rank: line.rank }),
-      numbers: size ? { requestedBytes: Number(size[1]) } : {},
+      numbers: size ? { requestedBytes: Number(size[1] ?? size[2]) } : {},
       fixes: [shrinkPeak(), { id: 'empty-cache', title: 'Release the cache before the failing call: torch.cuda.empty_cache()', rationale: 'Memory cached by PyTorch is not available to the HIP runtime and libraries.', snippet: 'torch.cuda.empty_cache()' }],
     };
   },
