@@ -7,7 +7,7 @@
 import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
 import { toBytes } from '../sizes';
-import { joinNext, thrownByTerminate } from './lineContext';
+import { joinNext, SYSLOG_PREFIX, thrownByTerminate } from './lineContext';
 import { notOomFinding } from './otherFailure';
 import { ipythonFrames } from '../frames';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
@@ -532,7 +532,8 @@ const shellKilled: Signature = {
     }
     const segments = line.content.split('\r');
     // An issue's markdown can set the shell's line in bold or code ("**Killed**", "`Killed`").
-    const c = segments[segments.length - 1]!.trim().replace(/^(\*\*|__|`)(.+)\1$/, '$2').trim();
+    // A service's output through journald or syslog ("Oct 19 20:42:29 host cnpm[8578]: Killed") has their prefix before it.
+    const c = segments[segments.length - 1]!.trim().replace(SYSLOG_PREFIX, '').replace(/^(\*\*|__|`)(.+)\1$/, '$2').trim();
     const report = KILL_REPORT.exec(c) ?? ZSH_JOB_KILLED.exec(c);
     const before = report ? c.slice(0, report.index).trim() : undefined;
     if (!JOB_KILLED.test(c) && !(before !== undefined && (before === '' || PROGRESS_BAR_END.test(before)))) return undefined;
@@ -554,7 +555,7 @@ const childKilled: Signature = {
   platform: 'cpu',
   needles: ['is killed by signal: Killed', 'terminated with signal SIGKILL'],
   match(line) {
-    const worker = /DataLoader worker \(pid\(?s?\)? ([\d, ]+)\) is killed by signal: Killed/.exec(line.content);
+    const worker = /DataLoader worker \(pid\(?s?\)? ([\d, ]+|\.\.\.)\) ?is killed by signal: Killed/.exec(line.content);
     const spawned = /(?:process (\d+)|Program) terminated with signal SIGKILL/.exec(line.content);
     if (!worker && !spawned) return undefined;
     const summary = worker
@@ -684,6 +685,27 @@ const rayMemoryMonitor: Signature = {
         hostMemory,
       ],
     };
+  },
+};
+
+/**
+ * Slurm's accounting plugin killing a job over its memory request (jobacct_gather: "slurmstepd: error: Job 7518 exceeded memory
+ * limit (626359956 > 512000000), being killed", also "Step 12.0 exceeded memory limit …"; the sizes in KiB): the job's use and
+ * its limit.
+ */
+const SLURM_MEMORY_LIMIT = /\b(?:Job|Step) [\d.]+ exceeded memory limit \((\d+) > (\d+)\), being killed\b/;
+
+const slurmMemoryLimit: Signature = {
+  id: 'slurm-memory-limit',
+  platform: 'cpu',
+  needles: ['exceeded memory limit ('],
+  match(line) {
+    const m = SLURM_MEMORY_LIMIT.exec(line.content);
+    if (!m) return undefined;
+    const used = Number(m[1]) * 1024;
+    const limit = Number(m[2]) * 1024;
+    return hostKill(line, `Host OOM: Slurm killed the job over its memory limit (${formatBytes(used)} used, ${formatBytes(limit)} allowed)`, { processInUseBytes: used, allowedBytes: limit }, undefined,
+      'Slurm\'s accounting saw the job use more memory than it asked for (--mem, --mem-per-cpu) and killed it. Nothing in the program runs after that: no exception, no traceback.');
   },
 };
 
@@ -877,4 +899,4 @@ const memcgOom: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, v8HeapOom, windowsLowMemory, rustAllocFailed, tensorflowCpu, kernelOomKill, oomdKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill, workerSigkill, memcgOom];
+export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, v8HeapOom, windowsLowMemory, slurmMemoryLimit, rustAllocFailed, tensorflowCpu, kernelOomKill, oomdKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill, workerSigkill, memcgOom];

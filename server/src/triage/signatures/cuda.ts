@@ -19,7 +19,7 @@ import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform, SourceFrame } from '../../protocol';
-import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, ORT_DEVICE, previousFrame, thrownByTerminate, trailingDevice } from './lineContext';
+import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, ORT_DEVICE, previousFrame, SYSLOG_PREFIX, thrownByTerminate, trailingDevice } from './lineContext';
 import { devicePlatformNear, platformNear } from './otherOom';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
@@ -198,11 +198,6 @@ const ggmlFewerLayers: Fix = {
  */
 const GGML_ERROR = /\b(CUDA|ROCm) error(?: \d+ at \S+:\d+)?: (.*)/;
 const GGML_DEVICE = /^\s*current device: (-?\d+)/;
-/**
- * The prefix journald/syslog puts before each line of a service's output ("Jul 24 16:07:58 vega
- * ollama[114917]: "): ollama and llama.cpp servers run as systemd units, so their aborts come so.
- */
-const SYSLOG_PREFIX = /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@\/-]+(?:\[\d+\])?: /;
 const unlogged = (text: string | undefined): string => (text ?? '').replace(SYSLOG_PREFIX, '');
 /** Lines searched above a ggml abort for the backend's own names, which tell a ROCm build from a CUDA one. */
 const GGML_BACKEND_LOOKBACK = 200;

@@ -219,3 +219,9 @@ export function caffe2Device(line: LineView): number | undefined {
   }
   return undefined;
 }
+
+/**
+ * The prefix journald/syslog puts before each line of a service's output ("Jul 24 16:07:58 vega
+ * ollama[114917]: "): ollama and llama.cpp servers run as systemd units, so their aborts come so.
+ */
+export const SYSLOG_PREFIX = /^[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ [\w.@\/-]+(?:\[\d+\])?: /;

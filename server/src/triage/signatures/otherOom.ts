@@ -731,6 +731,12 @@ const VLLM_NEGATIVE_KV = /\bAvailable KV cache memory: -[\d.]+ GiB/;
  * available", mlx-serve): the request and what was free.
  */
 const REQUIRES_BUT_AVAILABLE = new RegExp(String.raw`\brequires ~?${SIZE} (?:of )?(GPU |device )?memory,? but only ~?${SIZE} (?:is )?available`);
+/**
+ * TensorFlow's StreamExecutor refusing an allocation over its memory limit (stream_executor_pimpl.cc, logged at warning level
+ * as it returns null: "Not enough memory to allocate 31614597888 on device 0 within provided limit. [used=0, limit=1073741824]"):
+ * the request, the device and the limit.
+ */
+const TF_PROVIDED_LIMIT = /\bNot enough memory to allocate (\d+) on device (\d+) within provided limit\. \[used=(\d+), limit=(\d+)\]/;
 const GGML_POOL = /\bnot enough space in the (?:context's|scratch) memory pool \(needed (\d+), available (\d+)\)/;
 /**
  * PHP's fatal errors for its memory manager (Zend/zend_alloc.c: "Allowed memory size of 134217728 bytes exhausted (tried to
@@ -744,7 +750,7 @@ export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only'],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'Not enough memory to allocate'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -789,6 +795,8 @@ export const namedOom: Signature = {
         ...(free !== undefined && { freeBytes: free }),
       });
     }
+    const limited = TF_PROVIDED_LIMIT.exec(text);
+    if (limited) return { ...finding("TensorFlow's StreamExecutor refused an allocation over its memory limit", devicePlatformNear(line), false, { requestedBytes: Number(limited[1]), allowedBytes: Number(limited[4]) }), device: Number(limited[2]) };
     const spark = SPARK_RAPIDS_OOM.exec(text);
     if (spark) return finding(`the RAPIDS Accelerator for Spark could not fit a task in ${spark[1]} memory even after splitting its input`, spark[1] === 'GPU' ? 'cuda' : 'cpu', false, {});
     const php = PHP_MEMORY.exec(text);
