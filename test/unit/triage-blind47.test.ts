@@ -51,3 +51,50 @@ describe('sizes and devices in other words', () => {
     expect(root('10:52:47 Started Mining on GPU1: NVIDIA GeForce RTX 3060\n10:52:50 Error on GPU1: out of memory')).toMatchObject({ kind: 'catchable-oom', device: 1 });
   });
 });
+
+describe("a review of blind46's and blind47's classes", () => {
+  const verdicts = (text: string) => triageText(text, 'log').verdicts;
+
+  it("reads Jupyter's restart after a failure the log names as that failure's death, not a host OOM", () => {
+    const log = ['2023-10-10 10:00:00 [error] Kernel died with exit code 134. Aborted', '[I 10:00:00 NotebookApp] KernelRestarter: restarting kernel (1/5), keep random ports'];
+    expect(root(log.join('\n'))?.kind).toBe('not-oom');
+  });
+
+  it('keeps a named NVIDIA card over Core ML and OpenVINO words', () => {
+    expect(root('Using NVIDIA A100 via CUDA\ncoremltools 7.0 installed\nRuntimeError: out of memory')?.platform).toBe('cuda');
+    expect(root('Device: NVIDIA GeForce RTX 4090\nOpenVINO: openvino/src/plugins/intel_gpu loaded\nRuntimeError: out of memory')?.platform).toBe('cuda');
+  });
+
+  it('keeps a type-only ResourceExhaustedError on a CPU-only run on the host', () => {
+    expect(root('Num GPUs Available:  0\nResourceExhaustedError                    Traceback (most recent call last)')?.platform).toBe('cpu');
+  });
+
+  it('reads a warning that a model needs more memory than is available as no failure', () => {
+    expect(verdicts('WARNING: model requires 8.0 GiB memory but only 6.0 GiB available; offloading layers to CPU\nstep 1 loss 2.1\nTraining complete.')).toEqual([]);
+  });
+
+  it("lets a later crash outrank vLLM's negative KV-cache line", () => {
+    expect(root('INFO [gpu_worker.py:276] Available KV cache memory: -2.14 GiB\nFatal Python error: Segmentation fault')?.kind).toBe('not-oom');
+  });
+
+  it("leaves a CUDA OOM catchable under a panic that does not carry it", () => {
+    const log = ["thread 'main' panicked at src/config.rs:3:5:", 'missing field `foo`', 'ERROR cuda: CUDA_ERROR_OUT_OF_MEMORY while allocating'];
+    expect(root(log.join('\n'))?.kind).toBe('catchable-oom');
+  });
+
+  it("reads the RAPIDS Accelerator's retries as no failure", () => {
+    expect(verdicts('24/01/01 10:00:00 INFO RmmRapidsRetryIterator: retrying after com.nvidia.spark.rapids.jni.GpuRetryOOM: GPU OutOfMemory\n24/01/01 10:00:05 INFO Job 3 finished')).toEqual([]);
+  });
+
+  it("reads OpenVINO's warning that it falls back to the CPU as no failure", () => {
+    expect(verdicts('[ WARNING ] [GPU] clEnqueueNDRangeKernel, error code: -5, retrying on CPU\nInference done on CPU')).toEqual([]);
+  });
+
+  it('reads a pinned-memory pool that is not there, with a fallback, as no failure', () => {
+    expect(verdicts('E0101 10:00:00.000 1 pinned_memory_manager.cc:192] failed to allocate pinned system memory: no pinned memory pool, falling back to non-pinned system memory\nI0101 10:00:01.000 1 server.cc:100] Started GRPCInferenceService')).toEqual([]);
+  });
+
+  it("reads ggml's pinned CUDA_Host buffer as host memory", () => {
+    expect(root('ggml_backend_cuda_host_buffer_type_alloc_buffer: failed to allocate buffer of size 1073741824\nllama_new_context_with_model: failed to allocate compute buffers')?.platform).toBe('cpu');
+  });
+});

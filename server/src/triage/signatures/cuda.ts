@@ -153,7 +153,8 @@ const runtimeError: Signature = {
     // A check that ends the process on the status (an uncaught exception, MPI_Abort on every rank: mpi4jax's) makes it an abort;
     // so does a Rust panic that carries it (cudarc's "thread 'main' panicked at …" over "called `Result::unwrap()` on an `Err`
     // value: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")").
-    const panicked = [0, 1, 2].some((k) => /\bthread '[^']*'(?: \(\d+\))? panicked at\b/.test(k === 0 ? line.content : (line.previous(k) ?? '')));
+    const panicked = /\bcalled `(?:Result|Option)::(?:unwrap|expect)\(\)` on an `Err` value\b/.test(line.content) &&
+      [0, 1].some((k) => /\bthread 'main'(?: \(\d+\))? panicked at\b/.test(k === 0 ? line.content : (line.previous(k) ?? '')));
     const aborts = panicked || endsProcessAfter(line, 3);
     const rank = line.rank ?? mpiAbortRank(line, 3);
     // TensorFlow's StreamExecutor ("cuda_driver.cc:739] failed to allocate 2.12G (2282521344 bytes) from device:

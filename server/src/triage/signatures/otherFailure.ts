@@ -259,6 +259,25 @@ const MONITORED_BARRIER = /\bfrom rank (\d+)\. Please check rank \1 logs for fau
  * while executing code in the current cell or a previous cell.". A launcher's report of a dead process (tier 1): the
  * cause, a native crash or a kill for memory, is in the kernel's own output or the system log, when the log has it.
  */
+/** Whether one of the `lines` lines above names a failure (a crash, an error, the front end's report of the death). */
+function failureAbove(line: LineView, lines: number): boolean {
+  for (let k = 1; k <= lines; k++) {
+    const above = line.previous(k);
+    if (above === undefined) return false;
+    if (KERNEL_RESTARTED.test(above)) continue;
+    if (CRASH.test(above) || KERNEL_DIED.test(above) || /\b(?:[Ee]rror|ERROR|FATAL|[Aa]ssertion|[Aa]bort(?:ed)?|terminated|exit code [1-9]\d*|stack smashing)\b/.test(above)) return true;
+  }
+  return false;
+}
+/** Whether the 60 lines above say the run has no GPU (TensorFlow's device list, "Num GPUs Available: 0", XLA on the host platform). */
+function cpuOnlyAbove(line: LineView): boolean {
+  for (let k = 1; k <= 60; k++) {
+    const above = line.previous(k);
+    if (above === undefined) return false;
+    if (/Num GPUs Available:\s*0\b|device_type='CPU'\)\]|\bon platform Host\b/.test(above)) return true;
+  }
+  return false;
+}
 const KERNEL_RESTARTED = /KernelRestarter: restarting kernel \(\d+\/\d+\)|(?:^|\]\s*|:)\s*[Kk]ernel [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} restarted\s*$/;
 const KERNEL_DIED = /\bkernel(?: for \S.*?)? appears to have died\b|KernelRestarter: restarting kernel \(\d+\/\d+\)|(?:^|\]\s*|:)\s*[Kk]ernel [0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12} restarted\s*$|\bDisposing session as kernel process died\b|\bThe Kernel crashed while executing code\b/;
 /**
@@ -684,7 +703,7 @@ export const otherFailure: Signature = {
         const f = notOomFinding(line, 2, quote(text), true, []);
         return {
           ...f,
-          platform: f.platform === 'cpu' && !/\bdevice:CPU:\d|\bcpu_allocator|\bCPU\b/.test(text) ? 'cuda' : f.platform,
+          platform: f.platform === 'cpu' && !/\bdevice:CPU:\d|\bcpu_allocator|\bCPU\b/.test(text) && !cpuOnlyAbove(line) ? 'cuda' : f.platform,
           kind: 'catchable-oom',
           summary: `${ex[1]} (TensorFlow's out-of-memory error; its message is cut off or not one Headroom reads)`,
           explanation: `The program received ${ex[1]}, the exception TensorFlow raises when an allocation does not fit; it could have caught it. The message with the sizes is missing.`,
@@ -814,10 +833,10 @@ export const otherFailure: Signature = {
         ],
       };
     }
-    // Jupyter's server restarting a kernel whose process died (KernelRestarter, "kernel <uuid> restarted"): with no other
-    // failure in the log, a kill for host memory is the usual cause, and the collectors' labels read it so; the notebook's own
-    // dialogs ("appears to have died", "The Kernel crashed") stay a failure of unknown cause.
-    if (KERNEL_RESTARTED.test(text)) {
+    // Jupyter's server restarting a kernel whose process died (KernelRestarter, "kernel <uuid> restarted"): with no failure in
+    // the 30 lines above it, a kill for host memory is the usual cause, and the collectors' labels read it so; the notebook's own
+    // dialogs ("appears to have died", "The Kernel crashed") and a restart after a named failure stay a failure of unknown cause.
+    if (KERNEL_RESTARTED.test(text) && !failureAbove(line, 30)) {
       return {
         ...notOomFinding(line, 1, `the notebook's kernel process died and Jupyter restarted it (${quote(text)})`, false, [hostMemory]),
         kind: 'host-oom',

@@ -142,12 +142,12 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // SYCL's device-side assert (intel/llvm libdevice __devicelib_assert_fail: "file:line: func: global id: [x,y,z], local id: [x,y,z] Assertion `…` failed.").
   // Level Zero's own names (the oneAPI Level Zero spec, ze_api.h): its status type ze_result_t, a ZE_RESULT_ code, a ze*/zes* API call.
   // PyTorch's own names for the device in code (torch.xpu, .to("xpu"), device="xpu:0"), as a pasted script shows them.
-  // OpenVINO's GPU plugin (Intel's GPUs over OpenCL) by its sources (src/plugins/intel_gpu, oneDNN's src/gpu/intel/ocl) and its
-  // "[GPU] clFinish, error code: …" / "[GPU] CL_OUT_OF_RESOURCES exception" / "[GPU] force exit." lines.
+  // OpenVINO's GPU plugin (Intel's GPUs over OpenCL) by its "[GPU] clFinish, error code: …" / "[GPU] CL_OUT_OF_RESOURCES
+  // exception" / "[GPU] force exit." lines.
   // Intel's compute runtime (NEO) by its package and sources, and its report of a GPU page fault ("Segmentation fault from GPU
   // at 0x…, ctx_id: 9 (CCS) type: 0 (NotPresent), …, aborting.", drm_neo.cpp).
   // PyTorch's XPU wheels' version suffix ("2.6.0+xpu", collect_env's "PyTorch version:"), Intel's discrete GPUs by name (sycl-ls, clinfo: "Intel(R) Arc(TM) A770 Graphics", "Intel(R) Data Center GPU Max 1550").
-  ['xpu', /\bXPU\b|\bintel_gpu\b|\[GPU\] (?:cl[A-Z]\w*,|CL_[A-Z_]+|out of GPU resources|force exit)|\bgpu\/intel\/ocl\b|\bintel-compute-runtime\b|\bdrm_neo\.cpp\b|\bSegmentation fault from GPU at 0x|\btorch\.xpu\b|\.to\(["']xpu(?::\d+)?["']\)|\bdevice=["']xpu(?::\d+)?["']|\d\+xpu\b|\bIntel\(R\) (?:Arc\(TM\)|Data Center GPU)|Level.?Zero|\bSYCL\b|oneAPI|\bglobal id: \[\d+,\d+,\d+\], local id: \[|\bze_result_t\b|\bZE_RESULT_[A-Z_]+|\bzes?(?:Init|Driver|Device|Context|CommandList|CommandQueue|Mem|Module|Kernel|Event|Fence)\w*\(/],
+  ['xpu', /\bXPU\b|\[GPU\] (?:cl[A-Z]\w*,|CL_[A-Z_]+|out of GPU resources|force exit)|\bintel-compute-runtime\b|\bdrm_neo\.cpp\b|\bSegmentation fault from GPU at 0x|\btorch\.xpu\b|\.to\(["']xpu(?::\d+)?["']\)|\bdevice=["']xpu(?::\d+)?["']|\d\+xpu\b|\bIntel\(R\) (?:Arc\(TM\)|Data Center GPU)|Level.?Zero|\bSYCL\b|oneAPI|\bglobal id: \[\d+,\d+,\d+\], local id: \[|\bze_result_t\b|\bZE_RESULT_[A-Z_]+|\bzes?(?:Init|Driver|Device|Context|CommandList|CommandQueue|Mem|Module|Kernel|Event|Fence)\w*\(/],
   // TPU inside the identifiers of the stacks that drive it: TensorFlow's and StreamExecutor's TpuPlatform, TPU_SYSTEM
   // device and TPUClusterResolver/TPUStrategy, vLLM's TPUExecutor, JAX's tpu_version and COLAB_TPU_ADDR, PJRT's
   // "device type tpu", libtpu's library, XRT's sources (xrt_computation_client.cc); not inside a word ("output").
@@ -162,8 +162,7 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // device_types={'mps'}), as the xpu line reads them; not a library's check of the type (`if device.type == "mps":`);
   // PyTorch MPS's Placeholder check ("Placeholder buffer size (N) is not large enough to contain the Tensor storage of size M",
   // native/mps/OperationUtils.mm; pytorch#77886, #78042) and MPSCore's "[MPSNDArray, initWithBuffer:…] Error: buffer is not large enough".
-  // Apple's Neural Engine under Core ML ("ANECCompile() FAILED", "ANECF error", coremltools): Apple's accelerators are one class here.
-  ['mps', /\bMPS\b|\btorch\.mps\b|\.to\(["']mps(?::\d+)?["']\)|\btorch\.device\(["']mps|\bdevice(?:_types?)?\s*=\s*[{(]?["']mps(?::\d+)?["']|\bMetal\b|\bmetal::|\bmlx\.|MetalPerformanceShaders|\bMPSGraph|"mps_[a-z]\w*"|\bcopy_to_mps\b|\/native\/mps\/|\bPlaceholder buffer size \(\d+\) is not large enough to contain the Tensor storage\b|\bMPSNDArray\b|\bMPSCore\b|\bANEC\w+|\bANECF\b|\bCore ?ML\b|\bcoremltools\b/],
+  ['mps', /\bMPS\b|\btorch\.mps\b|\.to\(["']mps(?::\d+)?["']\)|\btorch\.device\(["']mps|\bdevice(?:_types?)?\s*=\s*[{(]?["']mps(?::\d+)?["']|\bMetal\b|\bmetal::|\bmlx\.|MetalPerformanceShaders|\bMPSGraph|"mps_[a-z]\w*"|\bcopy_to_mps\b|\/native\/mps\/|\bPlaceholder buffer size \(\d+\) is not large enough to contain the Tensor storage\b|\bMPSNDArray\b|\bMPSCore\b/],
   // NCCL's own functions in a backtrace ("ncclShmOpen", "ncclProxyService"; RCCL keeps the names, and ROCm's words come first).
   // NVIDIA's GeForce GTX cards are often named without "GeForce" ("Using device: GTX 770 (type: DiscreteGpu)").
   // NVIDIA's PTX assembler (ptxas, which Triton and NVRTC run) is CUDA's toolchain; the NCCL backend by its lower-case name
@@ -179,9 +178,11 @@ const PLATFORM_WORDS: readonly [Platform, RegExp][] = [
   // The kernel's amdgpu driver ("amdgpu: sq_intr: error", dmesg) after every CUDA word: a laptop's AMD integrated GPU loads it
   // beside an NVIDIA card, which is then the one the run used.
   ['rocm', /\bamdgpu/],
-  // JAX, Flax and XLA's Python runtime error with no accelerator named: the TPU class, as the corpus's convention reads them
-  // (a GPU, when the log names one, comes first).
-  ['xla-tpu', /\bjaxlib\b|\bXlaRuntimeError\b|\bflax\b|\bjax\b/],
+  // Weaker words, after every CUDA word (a log that names an NVIDIA card may load these too): Apple's Neural Engine under Core
+  // ML ("ANECCompile() FAILED", "ANECF error", coremltools), Apple's accelerators being one class here; OpenVINO's GPU plugin
+  // and oneDNN's Intel GPU sources (src/plugins/intel_gpu, src/gpu/intel/ocl).
+  ['mps', /\bANEC\w+|\bANECF\b|\bCore ?ML\b|\bcoremltools\b/],
+  ['xpu', /\bintel_gpu\b|\bgpu\/intel\/ocl\b/],
 ];
 
 /** The accelerator a text names (the first of PLATFORM_WORDS that matches), or undefined. */
@@ -280,6 +281,8 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // unsupported display driver / cuda driver combination", cudaErrorNoDevice's "no CUDA-capable device is detected"): the
   // CUDA runtime did not start, and ggml goes on with pageable memory. Not an OOM.
   const pinned = GGML_PINNED.exec(text);
+  // A pool that is not there and a fallback to pageable memory ("no pinned memory pool, falling back to non-pinned system memory") is no failure.
+  if (pinned && /\bfalling back\b|\bfall back\b/i.test(text)) return undefined;
   if (pinned && !/out of memory|memory allocation/i.test(pinned[1]!)) {
     return {
       signature: 'other-out-of-memory',
@@ -718,6 +721,15 @@ const SPARK_RAPIDS_OOM = /\b(?:Gpu|Cpu)?(?:SplitAndRetry|Retry)OOM: (GPU|CPU) Ou
  * size 137438953504" (the backend's allocator returned NULL) and "ggml_gallocr_reserve_n: failed to allocate CPU buffer of size
  * 84940800"; llama.cpp then fails to create the context and returns the error to its caller. The backend names the memory.
  */
+/** Whether a server says it is up within the next 40 lines (llama.cpp's "HTTP server is listening", "server listening at"). */
+function serverWentOn(line: LineView): boolean {
+  for (let k = 1; k <= 40; k++) {
+    const next = line.next(k);
+    if (next === undefined) return false;
+    if (/\b(?:server|HTTP server) (?:is )?listening\b|\blistening (?:at|on) https?:/i.test(next)) return true;
+  }
+  return false;
+}
 const GGML_BUFFER = /\bggml_backend_(\w+?)_buffer_type_alloc_buffer: failed to allocate buffer of size (\d+)|\bggml_gallocr_reserve_n: failed to allocate (\w+) buffer of size (\d+)/;
 /** ggml's graph allocator of 2023 ("ggml_allocr_alloc: not enough space in the buffer (needed 442368, largest block available 290848)"), then its assert. */
 const GGML_ALLOCR = /\bggml_allocr_alloc: not enough space in the buffer \(needed (\d+), largest block available \d+\)/;
@@ -726,6 +738,16 @@ const GGML_ALLOCR = /\bggml_allocr_alloc: not enough space in the buffer \(neede
  * and the profiled activations already exceed gpu_memory_utilization; the engine then fails to start.
  */
 const VLLM_NEGATIVE_KV = /\bAvailable KV cache memory: -[\d.]+ GiB/;
+/** Whether the engine fails to start within the next 20 lines, with no other failure (a crash, another exception) first. */
+function vllmFailsToStartAfter(line: LineView): boolean {
+  for (let k = 1; k <= 20; k++) {
+    const next = line.next(k);
+    if (next === undefined) return false;
+    if (/Segmentation fault|Fatal Python error|\b(?!Value)[A-Z]\w*(?:Error|Exception): /.test(next)) return false;
+    if (/EngineCore failed to start|Engine core initialization failed|No available memory for the cache blocks/.test(next)) return true;
+  }
+  return false;
+}
 /**
  * A server's own check before it runs a request ("Prompt (138254 tokens) requires ~28903MB GPU memory but only ~28745MB
  * available", mlx-serve): the request and what was free.
@@ -750,7 +772,7 @@ export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'Not enough memory to allocate'],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -778,16 +800,18 @@ export const namedOom: Signature = {
       return device !== undefined ? { ...f, device: Number(device) } : f;
     }
     const buffer = GGML_BUFFER.exec(text);
-    if (buffer) {
+    if (buffer && !serverWentOn(line)) {
       const backend = (buffer[1] ?? buffer[3]!).toLowerCase();
-      const platform: Platform = backend === 'cpu' ? 'cpu' : backend.startsWith('cuda') ? 'cuda' : backend === 'metal' ? 'mps' : devicePlatformNear(line);
+      // CUDA_Host is pinned host memory.
+      const platform: Platform = backend === 'cpu' || backend === 'cuda_host' ? 'cpu' : backend.startsWith('cuda') ? 'cuda' : backend === 'metal' ? 'mps' : devicePlatformNear(line);
       return finding(`ggml could not allocate a ${backend.toUpperCase()} buffer`, platform, false, { requestedBytes: Number(buffer[2] ?? buffer[4]) });
     }
     const allocr = GGML_ALLOCR.exec(text);
     if (allocr) return finding("ggml's graph allocator had no block large enough in its buffer", 'cpu', true, { requestedBytes: Number(allocr[1]) });
-    if (VLLM_NEGATIVE_KV.test(text)) return finding("vLLM's weights and profiled activations left less than nothing for the KV cache", devicePlatformNear(line), false, {});
+    if (VLLM_NEGATIVE_KV.test(text) && vllmFailsToStartAfter(line)) return finding("vLLM's weights and profiled activations left less than nothing for the KV cache", devicePlatformNear(line), false, {});
     const requires = REQUIRES_BUT_AVAILABLE.exec(text);
-    if (requires) {
+    // A warning, advice or a note of what the program did instead ("…; offloading layers to CPU") is no failure.
+    if (requires && !NOT_A_FAILURE.test(text) && !/\b(?:INFO|WARN\w*|Tip|Consider|offload\w*|falling back)\b/i.test(text)) {
       const requested = toBytes(requires[1]!, requires[2]!);
       const free = toBytes(requires[4]!, requires[5]!);
       return finding('the request needs more memory than is available', requires[3] !== undefined ? devicePlatformNear(line) : platformNear(line), false, {
@@ -798,7 +822,10 @@ export const namedOom: Signature = {
     const limited = TF_PROVIDED_LIMIT.exec(text);
     if (limited) return { ...finding("TensorFlow's StreamExecutor refused an allocation over its memory limit", devicePlatformNear(line), false, { requestedBytes: Number(limited[1]), allowedBytes: Number(limited[4]) }), device: Number(limited[2]) };
     const spark = SPARK_RAPIDS_OOM.exec(text);
-    if (spark) return finding(`the RAPIDS Accelerator for Spark could not fit a task in ${spark[1]} memory even after splitting its input`, spark[1] === 'GPU' ? 'cuda' : 'cpu', false, {});
+    // The retry framework catches these and retries (logged at INFO/DEBUG while it splits the input); only when one reaches
+    // Spark as the task's failure ("Lost task … : com.nvidia.spark.rapids.jni.SplitAndRetryOOM: …", an ERROR, the exception's
+    // own line) did the task fail.
+    if (spark && !/\b(?:INFO|DEBUG)\b|\bretrying\b|\bsplitting input\b/.test(text) && /\bLost task\b|\bERROR\b|^\s*(?:Caused by: )?(?:[a-z]\w*\.)+\w*OOM: /.test(text)) return finding(`the RAPIDS Accelerator for Spark could not fit a task in ${spark[1]} memory even after splitting its input`, spark[1] === 'GPU' ? 'cuda' : 'cpu', false, {});
     const php = PHP_MEMORY.exec(text);
     if (php) {
       const allocated = php[2] ?? php[3];
