@@ -29,3 +29,26 @@ describe("TensorFlow's StreamExecutor", () => {
     expect(root(line)).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', device: 1, requestedBytes: 2147483648, allowedBytes: 1073741824 });
   });
 });
+
+describe("a review of blind48's classes", () => {
+  const verdicts = (text: string) => triageText(text, 'log').verdicts;
+
+  it("does not read another program's Killed in a shared journal as the run's", () => {
+    const log = ['Oct 19 20:40:01 gpu01 python[4242]: epoch 1/3 loss=0.51', 'Oct 19 20:42:29 gpu01 CRON[8578]: Killed', 'Oct 19 20:45:01 gpu01 python[4242]: epoch 3/3 loss=0.31', 'Oct 19 20:45:02 gpu01 python[4242]: Training finished.'];
+    expect(verdicts(log.join('\n'))).toEqual([]);
+  });
+
+  it("does not read systemd's stop-timeout kill as a host OOM", () => {
+    const log = ["Oct 19 20:42:28 gpu01 systemd[1]: train.service: State 'stop-sigterm' timed out. Killing.", 'Oct 19 20:42:28 gpu01 systemd[1]: train.service: Killing process 4242 (python) with signal SIGKILL.', 'Oct 19 20:42:29 gpu01 run.sh[4200]: Killed'];
+    expect(root(log.join('\n'))?.kind).not.toBe('host-oom');
+  });
+
+  it("lets a real failure outrank TensorFlow's provided-limit warning", () => {
+    const log = ['W tensorflow/stream_executor/stream_executor_pimpl.cc:490] Not enough memory to allocate 4294967296 on device 0 within provided limit. [used=0, limit=2147483648]', 'Traceback (most recent call last):', '  File "fit.py", line 3, in <module>', '    np.dot(a, b)', 'ValueError: shapes (3,) and (4,) not aligned'];
+    expect(root(log.join('\n'))?.kind).toBe('not-oom');
+  });
+
+  it("reads Slurm's StepId form of the memory-limit kill", () => {
+    expect(root('slurmstepd: error: StepId=4242.0 exceeded memory limit (2097152 > 1048576), being killed')).toMatchObject({ kind: 'host-oom', processInUseBytes: 2097152 * 1024 });
+  });
+});

@@ -517,6 +517,19 @@ const ZSH_JOB_KILLED = /\[\d+\] +(?:[+-] +)?\d+ killed +\S.*$/;
  */
 const SRUN_TASK_KILLED = /\bsrun: error: (?:\S+: )?tasks? [\d,\-\[\]]+: Killed\s*$/;
 
+/** Whether the nearest line above is the same journald program's (its "name[pid]: " tag) and no stop timeout killed it. */
+function sameJournalProgram(line: LineView, prefix: string): boolean {
+  const tag = /\S+(?:\[\d+\])?: $/.exec(prefix)?.[0];
+  for (let k = 1; k <= 5; k++) {
+    const above = line.previous(k);
+    if (above === undefined) return false;
+    if (/with signal SIGKILL|stop-sigterm timed out|sending signal KILL/.test(above)) return false;
+    if (above.trim() === '') continue;
+    return tag !== undefined && (SYSLOG_PREFIX.exec(above)?.[0].endsWith(tag) ?? false);
+  }
+  return false;
+}
+
 /**
  * The shell's report of a SIGKILL, on a line of its own, as the last segment of a line a progress
  * bar redrew with carriage returns, or right after the bar's last frame.
@@ -532,8 +545,13 @@ const shellKilled: Signature = {
     }
     const segments = line.content.split('\r');
     // An issue's markdown can set the shell's line in bold or code ("**Killed**", "`Killed`").
-    // A service's output through journald or syslog ("Oct 19 20:42:29 host cnpm[8578]: Killed") has their prefix before it.
-    const c = segments[segments.length - 1]!.trim().replace(SYSLOG_PREFIX, '').replace(/^(\*\*|__|`)(.+)\1$/, '$2').trim();
+    // A service's output through journald or syslog ("Oct 19 20:42:29 host cnpm[8578]: Killed") has their prefix before it: the
+    // report counts when the line above is the same program's (not another program's "Killed" in a shared journal) and systemd
+    // did not just kill it on a stop timeout ("Killing process 4242 (python) with signal SIGKILL.").
+    const last = segments[segments.length - 1]!.trim();
+    const journal = SYSLOG_PREFIX.exec(last);
+    if (journal && !sameJournalProgram(line, journal[0])) return undefined;
+    const c = last.replace(SYSLOG_PREFIX, '').replace(/^(\*\*|__|`)(.+)\1$/, '$2').trim();
     const report = KILL_REPORT.exec(c) ?? ZSH_JOB_KILLED.exec(c);
     const before = report ? c.slice(0, report.index).trim() : undefined;
     if (!JOB_KILLED.test(c) && !(before !== undefined && (before === '' || PROGRESS_BAR_END.test(before)))) return undefined;
@@ -693,7 +711,7 @@ const rayMemoryMonitor: Signature = {
  * limit (626359956 > 512000000), being killed", also "Step 12.0 exceeded memory limit …"; the sizes in KiB): the job's use and
  * its limit.
  */
-const SLURM_MEMORY_LIMIT = /\b(?:Job|Step) [\d.]+ exceeded memory limit \((\d+) > (\d+)\), being killed\b/;
+const SLURM_MEMORY_LIMIT = /\b(?:Job |Step |StepId=)[\d.]+ exceeded memory limit \((\d+) > (\d+)\), being killed\b/;
 
 const slurmMemoryLimit: Signature = {
   id: 'slurm-memory-limit',

@@ -820,7 +820,9 @@ export const namedOom: Signature = {
       });
     }
     const limited = TF_PROVIDED_LIMIT.exec(text);
-    if (limited) return { ...finding("TensorFlow's StreamExecutor refused an allocation over its memory limit", devicePlatformNear(line), false, { requestedBytes: Number(limited[1]), allowedBytes: Number(limited[4]) }), device: Number(limited[2]) };
+    // A warning TensorFlow logs as it refuses the allocation, which its allocator may retry smaller: a noted OOM, the verdict
+    // only where nothing else in the log failed.
+    if (limited) return { ...finding("TensorFlow's StreamExecutor refused an allocation over its memory limit", devicePlatformNear(line), false, { requestedBytes: Number(limited[1]), allowedBytes: Number(limited[4]) }), device: Number(limited[2]), fallback: 'noted-oom' };
     const spark = SPARK_RAPIDS_OOM.exec(text);
     // The retry framework catches these and retries (logged at INFO/DEBUG while it splits the input); only when one reaches
     // Spark as the task's failure ("Lost task … : com.nvidia.spark.rapids.jni.SplitAndRetryOOM: …", an ERROR, the exception's
