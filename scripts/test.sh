@@ -4,6 +4,11 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# The integration and e2e tests start a real sshd, munged, slurmctld and slurmd for this checkout
+# (scripts/start-test-hosts.sh, shared by the test files); stop them when the gate ends, passed or not,
+# so no daemon outlives the run.
+trap 'bash scripts/stop-test-hosts.sh' EXIT
+
 bash scripts/setup.sh
 bash scripts/setup-e2e.sh
 
