@@ -629,6 +629,12 @@ class PieceLineView implements LineView {
     return this.lineFrom(pos + 1);
   }
 
+  /** The line `k` below this one with its rank prefix taken off (the traceback readers' view of the lines that follow). */
+  private readonly rankedBelow = (k: number): RankedLine | undefined => {
+    const raw = this.nextRaw(k);
+    return raw === undefined ? undefined : splitRank(raw);
+  };
+
   next(k: number): string | undefined {
     const line = this.nextRaw(k);
     return line === undefined ? undefined : splitRank(line).content;
@@ -700,10 +706,7 @@ class PieceLineView implements LineView {
   }
 
   chainedTraceback(): SourceFrame[] {
-    const below = (k: number): RankedLine | undefined => {
-      const raw = this.nextRaw(k);
-      return raw === undefined ? undefined : splitRank(raw);
-    };
+    const below = this.rankedBelow;
     // The exception's message can go on for a few lines first (NCCL's "Last error:" block); a
     // frame or a new traceback before the marker means the chain is not this exception's.
     let k = 1;
@@ -728,10 +731,7 @@ class PieceLineView implements LineView {
    * first one of any rank.
    */
   followingTraceback(): FollowingTraceback | undefined {
-    const below = (k: number): RankedLine | undefined => {
-      const raw = this.nextRaw(k);
-      return raw === undefined ? undefined : splitRank(raw);
-    };
+    const below = this.rankedBelow;
     let header: { k: number; rank: number | undefined } | undefined;
     for (let k = 1; k <= LOOKAHEAD_LINES; k++) {
       const line = below(k);
@@ -762,10 +762,7 @@ class PieceLineView implements LineView {
   }
 
   framesListedBelow(): SourceFrame[] {
-    const below = (k: number): RankedLine | undefined => {
-      const raw = this.nextRaw(k);
-      return raw === undefined ? undefined : splitRank(raw);
-    };
+    const below = this.rankedBelow;
     const body = headerlessFrames(below);
     return body === undefined ? [] : framesOf(tracebackBody(below, body, FOLLOWING_BODY_LINES, this.rank, false));
   }

@@ -855,9 +855,10 @@ const illegalAccess: Signature = {
   match(line) {
     const hip = /HIP error/.test(line.content);
     // onnxruntime's "GPU=N", or ggml's "current device: N" under its error.
-    const device = ORT_DEVICE.exec(line.content)?.[1] ?? trailingDevice(line.content)?.toString() ?? GGML_DEVICE.exec(unlogged(line.next(1)))?.[1];
+    const named = ORT_DEVICE.exec(line.content)?.[1] ?? GGML_DEVICE.exec(unlogged(line.next(1)))?.[1];
+    const device = named !== undefined ? Number(named) : trailingDevice(line.content);
     return {
-      ...(device !== undefined && { device: Number(device) }),
+      ...(device !== undefined && { device }),
       signature: 'cuda-illegal-address',
       role: 'failure',
       kind: 'not-oom',

@@ -51,6 +51,12 @@ const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|preve
  * A glog FATAL or CHECK, a program's own termination notice, torch_memory_saver's check (csrc's CURESULT_CHECK and its
  * cudaError twin print "[torch_memory_saver.cpp] … error …" and exit(1); from memory of that source).
  */
+/**
+ * A program saying what it did instead of failing ("could not allocate pinned memory, falling back to pageable memory", DPDK's
+ * "using regular pages", "retrying on CPU", "offloading layers to CPU", a batch skipped): the allocation it names did not end
+ * the run. One list for the readings whose words alone would otherwise make a failure of such a line.
+ */
+export const WENT_ON_INSTEAD = /\b(?:falling back|fall back|retrying|using regular|skipping|offload\w*)\b/i;
 const ABORTS_HERE = /^\s*F\d{4} |(?<!InternalError: )Check failed|\bProgram [Tt]erminated\b|^\s*\[torch_memory_saver\.cpp\] \w+ error\b/;
 /** A request the line prints: "tried to reallocate 11GB", "Error allocating 33554432 bytes", "Cannot allocate 1.5GB". */
 /** ggml's Vulkan backend ("ggml_vulkan: Device memory allocation of size 638668800 failed."): the bytes it asked for. */
@@ -272,7 +278,7 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
   // A program that could not get a kind of memory and went on with another ("could not allocate pinned memory, falling back to
   // pageable memory", DPDK's "could not allocate hugepage memory, using regular pages"): nothing failed.
-  if (/could not allocate/i.test(m[0]) && /\b(?:falling back|fall back|retrying|using regular|skipping)\b/i.test(text)) return undefined;
+  if (/could not allocate/i.test(m[0]) && WENT_ON_INSTEAD.test(text)) return undefined;
   // tt-metal's bank allocator, which the tail pass reads whole, its state included, even wrapped over lines (tailAllocFailure.ts).
   if (ttMetalOom(line) !== undefined) return undefined;
   // ggml's CUDA backend (or Triton Inference Server's pinned_memory_manager.cc: "failed to allocate pinned system memory: …")
@@ -282,7 +288,7 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // CUDA runtime did not start, and ggml goes on with pageable memory. Not an OOM.
   const pinned = GGML_PINNED.exec(text);
   // A pool that is not there and a fallback to pageable memory ("no pinned memory pool, falling back to non-pinned system memory") is no failure.
-  if (pinned && /\bfalling back\b|\bfall back\b/i.test(text)) return undefined;
+  if (pinned && WENT_ON_INSTEAD.test(text)) return undefined;
   if (pinned && !/out of memory|memory allocation/i.test(pinned[1]!)) {
     return {
       signature: 'other-out-of-memory',
@@ -811,7 +817,7 @@ export const namedOom: Signature = {
     if (VLLM_NEGATIVE_KV.test(text) && vllmFailsToStartAfter(line)) return finding("vLLM's weights and profiled activations left less than nothing for the KV cache", devicePlatformNear(line), false, {});
     const requires = REQUIRES_BUT_AVAILABLE.exec(text);
     // A warning, advice or a note of what the program did instead ("…; offloading layers to CPU") is no failure.
-    if (requires && !NOT_A_FAILURE.test(text) && !/\b(?:INFO|WARN\w*|Tip|Consider|offload\w*|falling back)\b/i.test(text)) {
+    if (requires && !NOT_A_FAILURE.test(text) && !WENT_ON_INSTEAD.test(text) && !/\b(?:INFO|Tip|Consider)\b/i.test(text)) {
       const requested = toBytes(requires[1]!, requires[2]!);
       const free = toBytes(requires[4]!, requires[5]!);
       return finding('the request needs more memory than is available', requires[3] !== undefined ? devicePlatformNear(line) : platformNear(line), false, {

@@ -22,7 +22,7 @@ import { hostMemory, shrinkPeak } from '../fixes';
 import { toBytes } from '../sizes';
 import { endsProcessAfter, thrownUncaught } from './lineContext';
 import { ACL_CODE } from './nativeFailure';
-import { EXPANDABLE_MAP_OOM, platformNear, ttMetalOom } from './otherOom';
+import { EXPANDABLE_MAP_OOM, platformNear, ttMetalOom, WENT_ON_INSTEAD } from './otherOom';
 import type { Fix, Platform } from '../../protocol';
 import type { Finding, LineView, Signature } from './types';
 
@@ -459,7 +459,7 @@ export const tailAllocFailure: Signature = {
         fixes: host ? [hostMemory] : [shrinkPeak('the buffers and images the program allocates (resolution, batch)')],
       });
     }
-    if ((OPENVINO_OUT_OF_RESOURCES.test(line.content) && !/warn|falling back|retrying/i.test(line.content)) || (OPENCL_OUT_OF_RESOURCES_TEXT.test(line.content) && !/warn/i.test(line.content) && [0, 1, 2].some((k) => OPENCL_CONTEXT.test(k === 0 ? line.content : (line.previous(k) ?? ''))))) {
+    if ((OPENVINO_OUT_OF_RESOURCES.test(line.content) && !/warn/i.test(line.content) && !WENT_ON_INSTEAD.test(line.content)) || (OPENCL_OUT_OF_RESOURCES_TEXT.test(line.content) && !/warn/i.test(line.content) && [0, 1, 2].some((k) => OPENCL_CONTEXT.test(k === 0 ? line.content : (line.previous(k) ?? ''))))) {
       const aborted = thrownUncaught(line);
       const platform = platformNear(line);
       return allocFailure(line, {
