@@ -92,12 +92,17 @@ export interface Verdict {
   evidence: Evidence[];
   /** Index into the same report's verdicts of the failure this one is a consequence of. */
   causedBy?: number;
+  /**
+   * Set on the one verdict of a text in which no failure was recognized: it is classed not-oom (no out-of-memory
+   * message, kill, abort or hang is in it), with nothing to fix and no evidence line.
+   */
+  noFailureFound?: true;
 }
 
 export interface TriageReport {
   /** A path or a label ("selection") for what was triaged. */
   source: string;
-  /** Root failure first; empty when the text holds no failure Headroom recognizes. */
+  /** Root failure first; never empty: a text with no failure Headroom recognizes gets one `noFailureFound` verdict. */
   verdicts: Verdict[];
 }
 

@@ -2,9 +2,9 @@
 // (any other failure -> not-oom, any other out-of-memory wording -> catchable-oom). Each test is a
 // variant written for the class (other numbers, paths, prefixes), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const all = (text: string) => triageText(text, 'log').verdicts;
+const all = (text: string) => triageFailures(text, 'log').verdicts;
 const root = (text: string) => all(text)[0];
 const GiB = 1024 ** 3;
 

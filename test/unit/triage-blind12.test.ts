@@ -2,9 +2,9 @@
 // error trace (socket, bootstrap, topology XML), and CUDA-only words that give a not-oom verdict its
 // platform. Each test is a variant written for the class (other numbers, names and prefixes), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const all = (text: string) => triageText(text, 'log').verdicts;
+const all = (text: string) => triageFailures(text, 'log').verdicts;
 const root = (text: string) => all(text)[0];
 
 describe('launcher-only failures', () => {

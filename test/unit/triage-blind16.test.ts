@@ -4,9 +4,9 @@
 // libc++abi, systemd-coredump, the macOS kernel, Open MPI, compute-sanitizer, HIP and Go's os/exec. Each test is a variant written for the
 // class (other numbers, names and prefixes), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const all = (text: string) => triageText(text, 'log').verdicts;
+const all = (text: string) => triageFailures(text, 'log').verdicts;
 const root = (text: string) => all(text)[0];
 
 describe('host kills and host OOMs no hot anchor read', () => {

@@ -3,9 +3,9 @@
 // zmalloc OOM panic and mimalloc's allocation error. Each test is a variant written for the class (other
 // numbers, names and prefixes), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const all = (text: string) => triageText(text, 'log').verdicts;
+const all = (text: string) => triageFailures(text, 'log').verdicts;
 const root = (text: string) => all(text)[0];
 
 describe('host kills no hot anchor read', () => {

@@ -4,9 +4,9 @@
 // the gpuAssert idiom; Metal's failed assertion pasted with a straight quote; the kernel's UBSAN report. Each test is a variant
 // written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const all = (text: string) => triageText(text, 'log').verdicts;
+const all = (text: string) => triageFailures(text, 'log').verdicts;
 const root = (text: string) => all(text)[0];
 
 describe('userspace OOM killers and cgroup OOM reports', () => {

@@ -2,9 +2,9 @@
 // error strings print them (boost::compute, clErrorString); a ROCm library's allocation status inside PyTorch's ROCm
 // "CUDA error: …". Each test is a variant written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const all = (text: string) => triageText(text, 'log').verdicts;
+const all = (text: string) => triageFailures(text, 'log').verdicts;
 const root = (text: string) => all(text)[0];
 
 describe("OpenCL's out-of-memory statuses as error strings", () => {

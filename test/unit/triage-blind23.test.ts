@@ -1,9 +1,9 @@
 // The message classes blind batch 23 (queries on training-failure wordings) showed the engine did not know. Each test is a
 // variant written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const all = (text: string) => triageText(text, 'log').verdicts;
+const all = (text: string) => triageFailures(text, 'log').verdicts;
 const root = (text: string) => all(text)[0];
 
 describe("earlyoom's low-memory actions", () => {

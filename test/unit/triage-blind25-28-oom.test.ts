@@ -2,9 +2,9 @@
 // statuses, their numbers and platforms, and the HSA start-up failure). Each test is a variant written for the class (other
 // numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const all = (text: string) => triageText(text, 'log').verdicts;
+const all = (text: string) => triageFailures(text, 'log').verdicts;
 const root = (text: string) => all(text)[0];
 
 describe("an HSA API call's status at start-up (rocminfo's check)", () => {

@@ -3,9 +3,9 @@
 // and the JVM's OutOfMemoryError messages carried by another exception. Each test is a variant written for the class
 // (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe("a container's state with exit code 137", () => {
   it('reads kubectl describe and docker inspect as a SIGKILL for memory', () => {

@@ -3,9 +3,9 @@
 // WARN lines as the failure they state, a tool's numbered ERROR, torch_memory_saver's driver check and UCX's allocation
 // failure. Each test is a variant written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe('an out-of-memory statement among the last lines', () => {
   it('is the failure even with no word of failure on it, ahead of the errors printed under it', () => {

@@ -4,9 +4,9 @@
 // messages, the JDK's direct-buffer limit and Heroku's dyno memory. Each test is a variant written for the class (other
 // numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe('an OOM the process then ended on', () => {
   it("reads an application's 'Unhandled exception …, terminating' as an abort", () => {

@@ -2,9 +2,9 @@
 // an EL0004 block, docker compose's service prefix, a MemoryError behind a logger's timestamp, and TSL's FATAL log line.
 // Each test is a variant written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe('ranks', () => {
   it("reads Determined's [rank=N] prefix", () => {

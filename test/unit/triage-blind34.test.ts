@@ -3,9 +3,9 @@
 // CUDA samples' numbered check, Jittor's overflow report, the Go runtime's lone throw, and a child that died of SIGKILL as
 // Python's CalledProcessError says it. Each test is a variant written for the class (other numbers, names and paths).
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe('a caching-allocator message copied in lower case', () => {
   it('is read with its numbers', () => {

@@ -2,9 +2,9 @@
 // start for its heap, Cambricon's MLU allocation failure, and a check's bare FAIL line. Each test is a variant written for
 // the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe('host memory', () => {
   it("reads a wrapper's 'failed with code 137' as a SIGKILL for memory", () => {

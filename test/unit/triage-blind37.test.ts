@@ -4,9 +4,9 @@
 // progress bar, c10 frames under an exception, and AMD GPUs by brand. Each test is a variant written for the class
 // (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe('collective timeouts', () => {
   it('reads the watchdog frames under checkTimeout when a paste wrapped each frame onto two lines', () => {

@@ -3,9 +3,9 @@
 // as a GPU job, PyTorch's 'mps' device named in code, and ggml's abort on a CUDA error that is not an OOM. Each test is
 // a variant written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 const GiB = 2 ** 30;
 
 describe('collective timeouts', () => {
@@ -22,7 +22,7 @@ describe('collective timeouts', () => {
       '[rank1]: torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB. GPU 1 has a total capacity of 79.19 GiB of which 1.50 GiB is free.',
       '[rank0]:[E0102 03:14:05.1 ProcessGroupNCCL.cpp:1900] [PG ID 0 PG GUID 0(default_pg) Rank 0] Received a dump signal due to a collective timeout from  rank 1 and we will try our best to dump the debug info. Last enqueued NCCL work: 12, last completed NCCL work: 12.',
     ];
-    expect(triageText(log.join('\n'), 'log').verdicts.map((v) => v.kind)).toEqual(['catchable-oom', 'hang']);
+    expect(triageFailures(log.join('\n'), 'log').verdicts.map((v) => v.kind)).toEqual(['catchable-oom', 'hang']);
   });
 });
 
@@ -44,7 +44,7 @@ describe('a short print of an OOM before its whole message', () => {
       'CUDA out of memory. Tried to allocate 512.00 MiB',
       'I get this after a few epochs: RuntimeError: CUDA out of memory. Tried to allocate 512.00 MiB (GPU 1; 23.69 GiB total capacity; 15.10 GiB already allocated; 120.00 MiB free; 22.90 GiB reserved in total by PyTorch)',
     ];
-    const verdicts = triageText(log.join('\n'), 'log').verdicts;
+    const verdicts = triageFailures(log.join('\n'), 'log').verdicts;
     expect(verdicts).toHaveLength(1);
     expect(verdicts[0]).toMatchObject({ kind: 'fragmentation', device: 1, requestedBytes: 512 * 2 ** 20, reservedBytes: Math.round(22.9 * GiB) });
     expect(verdicts[0]!.evidence.map((e) => e.line)).toEqual([1, 2]);
@@ -52,7 +52,7 @@ describe('a short print of an OOM before its whole message', () => {
 
   it('keeps two OOMs apart when their requests differ', () => {
     const log = ['CUDA out of memory. Tried to allocate 64.00 MiB', 'RuntimeError: CUDA out of memory. Tried to allocate 128.00 MiB (GPU 0; 7.79 GiB total capacity; 6.90 GiB already allocated; 10.00 MiB free; 7.00 GiB reserved in total by PyTorch)'];
-    expect(triageText(log.join('\n'), 'log').verdicts).toHaveLength(2);
+    expect(triageFailures(log.join('\n'), 'log').verdicts).toHaveLength(2);
   });
 });
 

@@ -4,9 +4,9 @@
 // tiled retry, TensorFlow's pinned host allocator, and an OOM message in a rich logging record. Each test is a variant
 // written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 const GiB = 2 ** 30;
 
 describe('platforms', () => {
@@ -108,7 +108,7 @@ describe('platform words that name no device of the run', () => {
 describe('prints of one OOM', () => {
   it('a whole message, its short print, and the whole message again are one verdict', () => {
     const whole = 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 79.15 GiB of which 1.50 GiB is free.';
-    const verdicts = triageText([whole, 'caught OOM, skipping batch: CUDA out of memory. Tried to allocate 2.00 GiB', whole].join('\n'), 'log').verdicts;
+    const verdicts = triageFailures([whole, 'caught OOM, skipping batch: CUDA out of memory. Tried to allocate 2.00 GiB', whole].join('\n'), 'log').verdicts;
     expect(verdicts).toHaveLength(1);
     expect(verdicts[0]!.evidence.map((e) => e.line)).toEqual([1, 2, 3]);
   });

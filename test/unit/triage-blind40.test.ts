@@ -3,9 +3,9 @@
 // bash's French "Killed", glog's FATAL line after a CUDA OOM, TensorRT 10's request in its error, and tt-metal's message
 // wrapped over lines. Each test is a variant written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe("Node.js's V8", () => {
   it('reads its fatal heap OOM as an abort, from the message or from its native stack alone', () => {
@@ -64,12 +64,12 @@ describe('allocation failures', () => {
 describe('what the classes must not take over', () => {
   it("a SIGKILL long before a launcher's report, or a report that gives a plain exit status, is not its cause", () => {
     const far = ["WARNING:prep:Command '['ffmpeg', '-i', 'clip.mp4']' died with <Signals.SIGKILL: 9>. Skipping clip_0042.", ...Array.from({ length: 40 }, (_, i) => `step ${i} loss 0.5`), "subprocess.CalledProcessError: Command '['/usr/bin/python', 'train.py']' returned non-zero exit status 1."];
-    expect(triageText(far.join('\n'), 'log').verdicts[0]?.kind).toBe('not-oom');
+    expect(triageFailures(far.join('\n'), 'log').verdicts[0]?.kind).toBe('not-oom');
   });
 
   it("a Node.js side process's heap OOM gives way to the run's own failure, and a quote of it in prose is not one", () => {
     const log = ['[dashboard] FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory', 'epoch 3 step 120', 'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB. GPU 0 has a total capacity of 23.64 GiB of which 1.10 GiB is free.'];
-    expect(triageText(log.join('\n'), 'log').verdicts.map((v) => v.kind)).toEqual(['catchable-oom']);
+    expect(triageFailures(log.join('\n'), 'log').verdicts.map((v) => v.kind)).toEqual(['catchable-oom']);
     expect(root('Tip: if the build fails with "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory", set NODE_OPTIONS')?.kind).not.toBe('runtime-abort');
   });
 

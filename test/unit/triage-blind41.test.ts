@@ -2,7 +2,7 @@
 // a traceback header, after the message's detail lines. A variant written for the class (other numbers, names and paths),
 // not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
 describe("ComfyUI's frames under cudaMallocAsync's message", () => {
   it("takes the frames listed after the message's detail lines as its traceback", () => {
@@ -24,7 +24,7 @@ describe("ComfyUI's frames under cudaMallocAsync's message", () => {
       '  File "D:\\ComfyUI\\python_embeded\\Lib\\site-packages\\torch\\nn\\modules\\module.py", line 1518, in _wrapped_call_impl',
       '    return self._call_impl(*args, **kwargs)',
     ];
-    const v = triageText(log.join('\n'), 'log').verdicts[0]!;
+    const v = triageFailures(log.join('\n'), 'log').verdicts[0]!;
     expect(v).toMatchObject({ kind: 'catchable-oom', device: 0, requestedBytes: 512 * 2 ** 20 });
     expect(v.userFrames[0]).toMatchObject({ file: 'D:\\ComfyUI\\custom_nodes\\MyNodes\\sampler.py', line: 88 });
   });

@@ -5,9 +5,9 @@
 // frames under carets or under the message's own sentences, elided traceback frames, and programs installed in a bin
 // folder. Each test is a variant written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const verdicts = (text: string) => triageText(text, 'log').verdicts;
+const verdicts = (text: string) => triageFailures(text, 'log').verdicts;
 const root = (text: string) => verdicts(text)[0];
 
 describe('Faiss on the GPU', () => {

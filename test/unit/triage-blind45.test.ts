@@ -6,9 +6,9 @@
 // "(device N)", and NVIDIA's compute capabilities as CUDA words. Each test is a variant written for the class (other
 // numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe('MuJoCo', () => {
   it("reads its arena overflow with the request and what was left; an abort under its default handler, catchable from Python", () => {
@@ -100,7 +100,7 @@ describe('small readings', () => {
 });
 
 describe("a review of blind45's classes", () => {
-  const verdicts = (text: string) => triageText(text, 'log').verdicts;
+  const verdicts = (text: string) => triageFailures(text, 'log').verdicts;
 
   it('reads the decimal crash statuses only as exit or return codes', () => {
     expect(verdicts('Downloaded 3221225477 bytes, status: done\nLoading checkpoint shards: 100%\nModel ready.')).toEqual([]);

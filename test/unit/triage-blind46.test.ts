@@ -5,9 +5,9 @@
 // refused for a driver mismatch, TensorFlow's type-only ResourceExhaustedError on the GPU, and Jupyter's server restarting a
 // dead kernel. Each test is a variant written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe("OpenVINO's GPU plugin", () => {
   it('reads CL_OUT_OF_RESOURCES by its number or in its own words as an OOM on an Intel GPU', () => {

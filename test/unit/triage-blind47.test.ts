@@ -3,9 +3,9 @@
 // only Y available" check, a program naming what it failed to allocate and its size, IREE's HIP buffer length, and a miner's
 // "Error on GPU0". Each test is a variant written for the class (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe('ggml', () => {
   it("reads a backend's failed buffer with its size, on the backend's memory", () => {
@@ -53,7 +53,7 @@ describe('sizes and devices in other words', () => {
 });
 
 describe("a review of blind46's and blind47's classes", () => {
-  const verdicts = (text: string) => triageText(text, 'log').verdicts;
+  const verdicts = (text: string) => triageFailures(text, 'log').verdicts;
 
   it("reads Jupyter's restart after a failure the log names as that failure's death, not a host OOM", () => {
     const log = ['2023-10-10 10:00:00 [error] Kernel died with exit code 134. Aborted', '[I 10:00:00 NotebookApp] KernelRestarter: restarting kernel (1/5), keep random ports'];

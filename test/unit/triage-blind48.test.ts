@@ -3,9 +3,9 @@
 // prefix, and DataLoader's worker kill with a placeholder pid or no space. Each test is a variant written for the class
 // (other numbers, names and paths), not a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe('host kills', () => {
   it("reads Slurm's kill over the job's memory limit with its use and limit (KiB)", () => {
@@ -31,7 +31,7 @@ describe("TensorFlow's StreamExecutor", () => {
 });
 
 describe("a review of blind48's classes", () => {
-  const verdicts = (text: string) => triageText(text, 'log').verdicts;
+  const verdicts = (text: string) => triageFailures(text, 'log').verdicts;
 
   it("does not read another program's Killed in a shared journal as the run's", () => {
     const log = ['Oct 19 20:40:01 gpu01 python[4242]: epoch 1/3 loss=0.51', 'Oct 19 20:42:29 gpu01 CRON[8578]: Killed', 'Oct 19 20:45:01 gpu01 python[4242]: epoch 3/3 loss=0.31', 'Oct 19 20:45:02 gpu01 python[4242]: Training finished.'];

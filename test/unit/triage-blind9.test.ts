@@ -2,9 +2,9 @@
 // for the class (other numbers, paths, prefixes, sometimes the other spelling the source prints), not
 // a corpus log.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const all = (text: string) => triageText(text, 'log').verdicts;
+const all = (text: string) => triageFailures(text, 'log').verdicts;
 const root = (text: string) => all(text)[0];
 const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TriageInputError, triageFile, triageStream, triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 import { ANCHORS, NON_ASCII_ANCHORS } from '../../server/src/triage/engine';
 import { ALL_SIGNATURES } from '../../server/src/triage/signatures';
 import { allocatorOptionEdit, firstCodeLine, triageCodeActions } from '../../server/src/triage/codeActions';
@@ -53,7 +54,7 @@ describe('sizes', () => {
 
 describe('triage verdicts', () => {
   it('reads the 2.2+ CUDA message with every number in bytes, the user frame and the evidence line', () => {
-    const report = triageText([...TRACEBACK, OOM_22].join('\n'), 'log');
+    const report = triageFailures([...TRACEBACK, OOM_22].join('\n'), 'log');
     expect(report.verdicts).toHaveLength(1);
     const v = report.verdicts[0]!;
     expect(v).toMatchObject({
@@ -75,20 +76,20 @@ describe('triage verdicts', () => {
   });
 
   it('calls it capacity, not fragmentation, when the stranded cache is smaller than the request', () => {
-    const v = triageText(OOM_22.replace('16.20 GiB is reserved', '100.00 MiB is reserved'), 'log').verdicts[0]!;
+    const v = triageFailures(OOM_22.replace('16.20 GiB is reserved', '100.00 MiB is reserved'), 'log').verdicts[0]!;
     expect(v.kind).toBe('catchable-oom');
     expect(v.fixes[0]!.id).toBe('shrink-peak');
   });
 
   it('gives the same report whether the text comes whole, line by line or byte by byte', async () => {
     const text = [...TRACEBACK, OOM_22, 'after'].join('\n');
-    const whole = triageText(text, 'x');
+    const whole = triageFailures(text, 'x');
     for (const size of [1, 7, 4096]) expect(await triageStream(chunksOf(text, size), 'x')).toEqual(whole);
   });
 
   it('ignores ANSI colours and CRLF line ends', () => {
     const coloured = [...TRACEBACK, `\x1b[31m${OOM_22}\x1b[0m`].join('\r\n') + '\r\n';
-    const v = triageText(coloured, 'x').verdicts[0]!;
+    const v = triageFailures(coloured, 'x').verdicts[0]!;
     expect(v.requestedBytes).toBe(2 * GiB);
     expect(v.evidence[0]!.text).toBe(OOM_22);
     expect(v.userFrames[0]!.line).toBe(61);
@@ -103,7 +104,7 @@ describe('triage verdicts', () => {
       '[rank1]:     loss = step(batch)',
       `[rank1]: ${OOM_22}`,
     ];
-    const v = triageText(lines.join('\n'), 'x').verdicts[0]!;
+    const v = triageFailures(lines.join('\n'), 'x').verdicts[0]!;
     expect(v.rank).toBe(1);
     expect(v.userFrames.map((f) => f.file)).toEqual(['/home/me/proj/train.py']);
   });
@@ -115,7 +116,7 @@ describe('triage verdicts', () => {
       '[rank1]:[E1206 18:44:12.755 ProcessGroupNCCL.cpp:607] [Rank 1] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=77, OpType=ALLREDUCE, NumelIn=1, NumelOut=1, Timeout(ms)=600000) ran for 600099 milliseconds before timing out.',
       "[rank0]:[E ProcessGroupNCCL.cpp:1169] [PG 0 Rank 0] ProcessGroupNCCL's watchdog got stuck for 480 seconds without making progress in monitoring enqueued collectives.",
     ];
-    const [root, hang, stuck, ...rest] = triageText(lines.join('\n'), 'x').verdicts;
+    const [root, hang, stuck, ...rest] = triageFailures(lines.join('\n'), 'x').verdicts;
     expect(rest).toEqual([]);
     expect(root).toMatchObject({ kind: 'fragmentation', rank: 2 });
     expect(root!.causedBy).toBeUndefined();
@@ -130,7 +131,7 @@ describe('triage verdicts', () => {
       '[E ProcessGroupNCCL.cpp:475] [Rank 3] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=9, OpType=BROADCAST, Timeout(ms)=1800000) ran for 1800453 milliseconds before timing out.',
       'torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 1EB memory.',
     ];
-    const [timeout, absurd] = triageText(lines.join('\n'), 'x').verdicts;
+    const [timeout, absurd] = triageFailures(lines.join('\n'), 'x').verdicts;
     expect(timeout).toMatchObject({ kind: 'hang', rank: 3 });
     expect(absurd).toMatchObject({ kind: 'catchable-oom', causedBy: 0 });
   });
@@ -144,7 +145,7 @@ describe('triage verdicts', () => {
       '    dist.all_to_all_single(out, inp)',
       'torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/NCCLUtils.hpp:275, unhandled cuda error',
     ];
-    const verdicts = triageText(lines.join('\n'), 'x').verdicts;
+    const verdicts = triageFailures(lines.join('\n'), 'x').verdicts;
     expect(verdicts).toHaveLength(1);
     expect(verdicts[0]).toMatchObject({ kind: 'collective-oom', device: 5, requestedBytes: 6291456, catchable: false });
     expect(verdicts[0]!.userFrames[0]).toMatchObject({ file: '/work/job/train.py', line: 40 });
@@ -152,7 +153,7 @@ describe('triage verdicts', () => {
   });
 
   it('recommends emptying the cache before collectives for the ROCm HSA abort', () => {
-    const v = triageText(
+    const v = triageFailures(
       ':0:rocdevice.cpp :3671: Callback: Queue 0x7f00 Aborting with error :\n  HSA_STATUS_ERROR_OUT_OF_RESOURCES: The runtime failed to allocate the necessary resources.\n  Code: 0x1008  Available Free mem : 4 MB\n',
       'x',
     ).verdicts;
@@ -162,20 +163,32 @@ describe('triage verdicts', () => {
   });
 
   it('recommends a lock for the RNGD DRAM_SHARED race', () => {
-    const v = triageText('torch.OutOfMemoryError: failed to allocate 8388608 bytes on DRAM_SHARED', 'x').verdicts[0]!;
+    const v = triageFailures('torch.OutOfMemoryError: failed to allocate 8388608 bytes on DRAM_SHARED', 'x').verdicts[0]!;
     expect(v).toMatchObject({ kind: 'catchable-oom', platform: 'npu', requestedBytes: 8388608 });
     expect(v.fixes[0]!.id).toBe('process-wide-lock');
   });
 
-  it('reports look-alikes as not-oom and ordinary output as nothing', () => {
+  it('reports look-alikes as not-oom and ordinary output as no failure found', () => {
     expect(triageText('RuntimeError: CUDA error: an illegal memory access was encountered', 'x').verdicts[0]!.kind).toBe('not-oom');
-    expect(triageText('epoch 3 loss 0.12\nKilled process count: 0 in this epoch\nsaved checkpoint', 'x').verdicts).toEqual([]);
-    expect(triageText('', 'x').verdicts).toEqual([]);
+    for (const text of ['epoch 3 loss 0.12\nKilled process count: 0 in this epoch\nsaved checkpoint', '']) {
+      expect(triageText(text, 'x').verdicts).toEqual([
+        { kind: 'not-oom', platform: 'cpu', catchable: false, summary: 'No out-of-memory failure or crash recognized', explanation: expect.any(String), userFrames: [], fixes: [], evidence: [], noFailureFound: true },
+      ]);
+    }
+  });
+
+  it('names the platform the text names when it finds no failure, unless the text says the run had none', () => {
+    const kind = (text: string) => triageText(text, 'x').verdicts.map((v) => [v.kind, v.platform, v.noFailureFound]);
+    expect(kind('Using device: cuda:0 (NVIDIA A100-SXM4-80GB)\nepoch 1 loss 0.3')).toEqual([['not-oom', 'cuda', true]]);
+    expect(kind('rocm-smi: card0 MI250X\nHIP_VISIBLE_DEVICES=0\nstep 10 loss 2.1')).toEqual([['not-oom', 'rocm', true]]);
+    expect(kind('CUDA is not available, training on CPU\nepoch 1 loss 0.3')).toEqual([['not-oom', 'cpu', true]]);
+    // A failure found is never joined by the no-failure verdict.
+    expect(kind('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 2.00 GiB')).toEqual([['catchable-oom', 'cuda', undefined]]);
   });
 
   it('keeps line numbers exact far into a long log', () => {
     const filler = 'step 123 loss 1.2345 lr 3e-4 tokens/s 48213\n'.repeat(40_000);
-    const report = triageText(filler + OOM_22 + '\n' + filler, 'x');
+    const report = triageFailures(filler + OOM_22 + '\n' + filler, 'x');
     expect(report.verdicts[0]!.evidence[0]!.line).toBe(40_001);
   });
 });
@@ -211,7 +224,7 @@ describe('triage input handling', () => {
     const text = filler(20_000) + failure(1) + filler(8_300) + failure(2) + filler(60_000) + failure(3) + filler(5);
     expect(text.length).toBeGreaterThan(3 * 1024 * 1024);
     const fromFile = await triageFile(tempFile('big.log', text), 'x');
-    expect(fromFile).toEqual(triageText(text, 'x'));
+    expect(fromFile).toEqual(triageFailures(text, 'x'));
     expect(fromFile.verdicts.map((v) => [v.device, v.rank, v.userFrames[0]?.line])).toEqual([[1, 1, 61], [2, 2, 61], [3, 3, 61]]);
   });
 
@@ -249,7 +262,7 @@ describe('triage distributed reports', () => {
       '[E ProcessGroupNCCL.cpp:737] [Rank 0] Watchdog caught collective operation timeout: WorkNCCL(SeqNum=12, OpType=ALLREDUCE, Timeout(ms)=600000) ran for 600011 milliseconds before timing out.',
       '[E ProcessGroupNCCL.cpp:1537] [Rank 0] To our best knowledge, ranks [3, 5] are the lagging ranks that caused this timeout. They never joined any collectives',
     ];
-    const [hang, ...rest] = triageText(lines.join('\n'), 'x').verdicts;
+    const [hang, ...rest] = triageFailures(lines.join('\n'), 'x').verdicts;
     expect(rest).toEqual([]);
     expect(hang).toMatchObject({ kind: 'hang', rank: 0 });
     expect(hang!.evidence.map((e) => e.line)).toEqual([1, 2]);
@@ -259,7 +272,7 @@ describe('triage distributed reports', () => {
     const hip = (variable: string): string =>
       `torch.OutOfMemoryError: HIP out of memory. Tried to allocate 2.00 GiB. GPU 1 has a total capacity of 191.69 GiB of which 1.02 GiB is free. Of the allocated memory 150.00 GiB is allocated by PyTorch, and 30.00 GiB is reserved by PyTorch but unallocated. If reserved but unallocated memory is large try setting ${variable}=expandable_segments:True to avoid fragmentation.`;
     for (const variable of ['PYTORCH_HIP_ALLOC_CONF', 'PYTORCH_CUDA_ALLOC_CONF']) {
-      const v = triageText(hip(variable), 'x').verdicts[0]!;
+      const v = triageFailures(hip(variable), 'x').verdicts[0]!;
       expect(v).toMatchObject({ kind: 'fragmentation', platform: 'rocm', device: 1 });
       expect(v.fixes[0]!.snippet).toBe(`export ${variable}=expandable_segments:True`);
       expect(v.fixes[0]!.rationale).toContain('ROCm');
@@ -270,7 +283,7 @@ describe('triage distributed reports', () => {
 describe('non-ASCII anchors', () => {
   it('find a localized shell "Killed" through the ASCII view', () => {
     for (const killed of ['已杀死', 'Getötet']) {
-      expect(triageText(`step 10 loss 1.0\n${killed}\n`, 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', evidence: [{ line: 2, text: killed }] });
+      expect(triageFailures(`step 10 loss 1.0\n${killed}\n`, 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', evidence: [{ line: 2, text: killed }] });
     }
   });
 });
@@ -281,7 +294,7 @@ describe('more message variants', () => {
       'torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 1.00 GiB. GPU 0 has a total capacity of 79.19 GiB of which 500.00 MiB is free. ' +
       'Process 4242 has 70.00 GiB memory in use. 40.00 GiB allowed; Of the allocated memory 39.00 GiB is allocated by PyTorch, with 12.00 GiB allocated in private pools (e.g., CUDA Graphs), ' +
       'and 200.00 MiB is reserved by PyTorch but unallocated.';
-    const v = triageText(line, 'x').verdicts[0]!;
+    const v = triageFailures(line, 'x').verdicts[0]!;
     expect(v).toMatchObject({ kind: 'catchable-oom', allowedBytes: 40 * GiB, allocatedBytes: 39 * GiB, reservedUnallocatedBytes: 200 * 1024 ** 2 });
     expect(v.processInUseBytes).toBeUndefined();
     expect(v.explanation).toContain('private pools');
@@ -290,8 +303,8 @@ describe('more message variants', () => {
 
   it('names the platform of HCCL and XCCL watchdog timeouts', () => {
     const hccl = '[rank2]:[E ProcessGroupHCCL.cpp:585] [Rank 2] Watchdog caught collective operation timeout: WorkHCCL(SeqNum=51, OpType=ALLREDUCE, Timeout(ms)=1800000) ran for 1800023 milliseconds before timing out.';
-    expect(triageText(hccl, 'x').verdicts[0]).toMatchObject({ kind: 'hang', platform: 'npu', rank: 2 });
-    expect(triageText(hccl.replace(/HCCL/g, 'XCCL'), 'x').verdicts[0]!.platform).toBe('xpu');
+    expect(triageFailures(hccl, 'x').verdicts[0]).toMatchObject({ kind: 'hang', platform: 'npu', rank: 2 });
+    expect(triageFailures(hccl.replace(/HCCL/g, 'XCCL'), 'x').verdicts[0]!.platform).toBe('xpu');
   });
 });
 
@@ -309,7 +322,7 @@ describe('precision on ordinary output', () => {
       'torch.cuda.memory_allocated() = 123456',
       'assert triggered nothing, all checks passed',
     ].join('\n');
-    expect(triageText(benign, 'x').verdicts).toEqual([]);
+    expect(triageFailures(benign, 'x').verdicts).toEqual([]);
   });
 });
 
@@ -331,7 +344,7 @@ describe('robustness on random input', () => {
       const lines: string[] = [];
       for (let i = 0; i < 60; i++) lines.push(pick(noise) + pick(corpusLines) + pick(noise));
       const text = lines.join(next() < 0.5 ? '\n' : '\r\n');
-      const whole = triageText(text, 'r');
+      const whole = triageFailures(text, 'r');
       const size = 1 + Math.floor(next() * 5000);
       expect(await triageStream(chunksOf(text, size), 'r')).toEqual(whole);
     }
@@ -359,21 +372,21 @@ describe('uncaught exceptions and NCCL failures', () => {
       '  what():  HIP out of memory. Tried to allocate 212.00 MiB (GPU 1; 23.56 GiB total capacity; 23.02 GiB already allocated; 187.44 MiB free; 23.02 GiB reserved in total by PyTorch)',
       'Exception raised from malloc at ../c10/hip/HIPCachingAllocator.cpp:936 (most recent call first):',
     ].join('\n');
-    const verdicts = triageText(log, 'x').verdicts;
+    const verdicts = triageFailures(log, 'x').verdicts;
     expect(verdicts).toHaveLength(1);
     expect(verdicts[0]).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', catchable: false, device: 1, requestedBytes: 212 * 1024 ** 2 });
     expect(verdicts[0]!.evidence.map((e) => e.line)).toEqual([1, 2, 3]);
   });
 
   it('names the device of a "more than 1EB" request from the allocator that printed it', () => {
-    expect(triageText('RuntimeError: NPU out of memory. Tried to allocate more than 1EB memory.', 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'npu' });
-    expect(triageText('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 1EB memory.', 'x').verdicts[0]!.platform).toBe('cuda');
+    expect(triageFailures('RuntimeError: NPU out of memory. Tried to allocate more than 1EB memory.', 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'npu' });
+    expect(triageFailures('torch.OutOfMemoryError: CUDA out of memory. Tried to allocate more than 1EB memory.', 'x').verdicts[0]!.platform).toBe('cuda');
   });
 
   it("reads every NCCL allocation helper's failure as a collective OOM with its size", () => {
     for (const helper of ['calloc', 'calloc async', 'host alloc']) {
       const log = `host1:41:41 [2] include/alloc.h:124 NCCL WARN Failed to CUDA ${helper} 1920 bytes`;
-      expect(triageText(log, 'x').verdicts[0]).toMatchObject({ kind: 'collective-oom', requestedBytes: 1920, device: 2 });
+      expect(triageFailures(log, 'x').verdicts[0]).toMatchObject({ kind: 'collective-oom', requestedBytes: 1920, device: 2 });
     }
   });
 
@@ -385,7 +398,7 @@ describe('uncaught exceptions and NCCL failures', () => {
       '  what():  NCCL error: remote process exited or there was a network error, NCCL version 2.14.3',
       'ncclRemoteError: A call failed possibly due to a network error or a remote process exiting prematurely.',
     ].join('\n');
-    const verdicts = triageText(log, 'x').verdicts;
+    const verdicts = triageFailures(log, 'x').verdicts;
     expect(verdicts).toHaveLength(1);
     expect(verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: false });
     expect(verdicts[0]!.summary).toContain('peer process exited or the network failed');
@@ -395,57 +408,57 @@ describe('uncaught exceptions and NCCL failures', () => {
 
 describe('CUDA library statuses and driver-API out-of-memory', () => {
   it('reports cuDNN/cuBLAS statuses other than an allocation failure as not-oom, with fixes for the status', () => {
-    const internal = triageText('RuntimeError: CUDNN_STATUS_INTERNAL_ERROR', 'x').verdicts[0]!;
+    const internal = triageFailures('RuntimeError: CUDNN_STATUS_INTERNAL_ERROR', 'x').verdicts[0]!;
     expect(internal).toMatchObject({ kind: 'not-oom', platform: 'cuda', catchable: true });
     expect(internal.fixes.map((f) => f.id)).toContain('library-versions');
-    const gemm = triageText('RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k)`', 'x').verdicts[0]!;
+    const gemm = triageFailures('RuntimeError: CUDA error: CUBLAS_STATUS_EXECUTION_FAILED when calling `cublasGemmEx( handle, opa, opb, m, n, k)`', 'x').verdicts[0]!;
     expect(gemm).toMatchObject({ kind: 'not-oom', summary: 'Not an OOM: cuBLAS failed with CUBLAS_STATUS_EXECUTION_FAILED' });
-    expect(triageText('RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input.', 'x').verdicts[0]!.fixes[0]!.id).toBe('contiguous-input');
+    expect(triageFailures('RuntimeError: cuDNN error: CUDNN_STATUS_NOT_SUPPORTED. This error may appear if you passed in a non-contiguous input.', 'x').verdicts[0]!.fixes[0]!.id).toBe('contiguous-input');
   });
 
   it("keeps allocation failures, cuDNN 9's included, as out-of-memory", () => {
     for (const status of ['CUBLAS_STATUS_ALLOC_FAILED', 'CUDNN_STATUS_INTERNAL_ERROR_DEVICE_ALLOCATION_FAILED']) {
-      expect(triageText(`RuntimeError: cuDNN error: ${status}`, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+      expect(triageFailures(`RuntimeError: cuDNN error: ${status}`, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
     }
   });
 
   it("reads the driver API's CUDA_ERROR_OUT_OF_MEMORY as a CUDA OOM, not as Slurm's OUT_OF_MEMORY state", () => {
     const xla = 'E0312 cuda_driver.cc:1234] failed to alloc 2147483648 bytes on host: CUDA_ERROR_OUT_OF_MEMORY: out of memory';
-    expect(triageText(xla, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 2147483648 });
-    expect(triageText('JobState=OUT_OF_MEMORY Reason=OutOfMemory', 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
+    expect(triageFailures(xla, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'cuda', requestedBytes: 2147483648 });
+    expect(triageFailures('JobState=OUT_OF_MEMORY Reason=OutOfMemory', 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', platform: 'cpu' });
   });
 });
 
 describe('host kills reported by a parent or after a progress bar', () => {
   it('reads a DataLoader worker, a spawned process and a gdb inferior killed by SIGKILL as host OOM', () => {
     const worker = [...TRACEBACK, 'RuntimeError: DataLoader worker (pid 19597) is killed by signal: Killed.'].join('\n');
-    const v = triageText(worker, 'x').verdicts[0]!;
+    const v = triageFailures(worker, 'x').verdicts[0]!;
     expect(v).toMatchObject({ kind: 'host-oom', platform: 'cpu', catchable: false, userFrames: [{ file: '/home/me/proj/train.py', line: 61 }, { file: '/home/me/proj/train.py', line: 88 }] });
     expect(v.fixes[0]!.id).toBe('dataloader-workers');
-    expect(triageText('torch.multiprocessing.spawn.ProcessExitedException: process 3 terminated with signal SIGKILL', 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', rank: 3 });
-    expect(triageText('Program terminated with signal SIGKILL, Killed.', 'x').verdicts[0]!.kind).toBe('host-oom');
+    expect(triageFailures('torch.multiprocessing.spawn.ProcessExitedException: process 3 terminated with signal SIGKILL', 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', rank: 3 });
+    expect(triageFailures('Program terminated with signal SIGKILL, Killed.', 'x').verdicts[0]!.kind).toBe('host-oom');
     // Other signals are crashes, not kills for memory (see blind8's class below).
-    expect(triageText('RuntimeError: DataLoader worker (pid 19597) is killed by signal: Segmentation fault.', 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
+    expect(triageFailures('RuntimeError: DataLoader worker (pid 19597) is killed by signal: Segmentation fault.', 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'cpu' });
   });
 
   it('finds the shell\'s "Killed" after a tqdm bar, with or without the carriage returns of its redraws', () => {
     const bar = ' 31%|███       | 331/1063 [01:06<03:59,  3.06it/s]';
     for (const line of [`${bar}Killed`, `${bar}\r${bar}\rKilled`, ' 331it [01:06, 3.06it/s]Killed']) {
-      expect(triageText(`Training with a single process on 1 GPUs.\n${line}\n`, 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', evidence: [{ line: 2 }] });
+      expect(triageFailures(`Training with a single process on 1 GPUs.\n${line}\n`, 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', evidence: [{ line: 2 }] });
     }
-    expect(triageText('epoch 3: SkippedKilled', 'x').verdicts).toEqual([]);
+    expect(triageFailures('epoch 3: SkippedKilled', 'x').verdicts).toEqual([]);
   });
 });
 
 describe('XLA HBM messages', () => {
   it('reads the requested and free sizes of the TPU allocator, and a fatal check as an abort', () => {
     const raised = 'RuntimeError: Bad StatusOr access: RESOURCE_EXHAUSTED: Error allocating device buffer: Attempting to allocate 129.50M. That was not possible. There are 78.17M free.; (0x0x0_HBM0)';
-    expect(triageText(raised, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', catchable: true, requestedBytes: Math.round(129.5 * 1024 ** 2), freeBytes: Math.round(78.17 * 1024 ** 2) });
+    expect(triageFailures(raised, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', catchable: true, requestedBytes: Math.round(129.5 * 1024 ** 2), freeBytes: Math.round(78.17 * 1024 ** 2) });
     const fatal =
       "2023-04-08 11:22:09.148143: F tensorflow/tsl/platform/statusor.cc:33] Attempting to fetch value instead of handling error RESOURCE_EXHAUSTED: Error loading program: Attempting to reserve 7.04G at the bottom of memory. That was not possible. There are 6.90G free, 0B reserved, and 6.90G reservable.";
-    expect(triageText(fatal, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', catchable: false, requestedBytes: Math.round(7.04 * GiB), freeBytes: Math.round(6.9 * GiB) });
+    expect(triageFailures(fatal, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', catchable: false, requestedBytes: Math.round(7.04 * GiB), freeBytes: Math.round(6.9 * GiB) });
     const twoLines = "RESOURCE_EXHAUSTED: Error loading program 'jit_train_step':\nAttempting to allocate 1.82G. That was not possible. There are 1.54G free.";
-    expect(triageText(twoLines, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', requestedBytes: Math.round(1.82 * GiB), freeBytes: Math.round(1.54 * GiB), evidence: [{ line: 1 }, { line: 2 }] });
+    expect(triageFailures(twoLines, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', requestedBytes: Math.round(1.82 * GiB), freeBytes: Math.round(1.54 * GiB), evidence: [{ line: 1 }, { line: 2 }] });
   });
 });
 
@@ -455,21 +468,21 @@ describe('TensorFlow OOMs on every device', () => {
       '2023-05-13 17:10:55.926325: E itex/core/devices/bfc_allocator.cc:98] Allocator ran out of memory trying to allocate 117964800 Bytes (rounded to 117964800 Bytes)',
       'ResourceExhaustedError: {{function_node __wrapped__AddV2_device_/job:localhost/replica:0/task:0/device:XPU:0}} OOM when allocating tensor with shape[3,3,2560,1280] and type float on /job:localhost/replica:0/task:0/device:XPU:0 by allocator Simple allocator [Op:AddV2]',
     ].join('\n');
-    expect(triageText(itex, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'xpu', device: 0, requestedBytes: 117964800 });
+    expect(triageFailures(itex, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'xpu', device: 0, requestedBytes: 117964800 });
     const tf1 = [
       'ResourceExhaustedError (see above for traceback): OOM when allocating tensor with shape[256,112,112,64]',
       '     [[Node: conv/BatchNorm/moments/SquaredDifference = SquaredDifference[T=DT_FLOAT, _device="/job:localhost/replica:0/task:0/gpu:1"](conv/Conv2D, conv/BatchNorm/Add)]]',
     ].join('\n');
-    expect(triageText(tf1, 'x').verdicts[0]).toMatchObject({ platform: 'cuda', device: 1 });
-    expect(triageText('tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor of shape [4096] and type float', 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
-    expect(triageText('ResourceExhaustedError: OOM when allocating tensor with shape[1,2] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu', 'x').verdicts[0]).toMatchObject({ platform: 'cpu', device: 0 });
+    expect(triageFailures(tf1, 'x').verdicts[0]).toMatchObject({ platform: 'cuda', device: 1 });
+    expect(triageFailures('tensorflow.python.framework.errors_impl.ResourceExhaustedError: OOM when allocating tensor of shape [4096] and type float', 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'cuda' });
+    expect(triageFailures('ResourceExhaustedError: OOM when allocating tensor with shape[1,2] and type float on /job:localhost/replica:0/task:0/device:CPU:0 by allocator cpu', 'x').verdicts[0]).toMatchObject({ platform: 'cpu', device: 0 });
   });
 });
 
 describe('XPU and Gaudi look-alikes', () => {
   it('reports mem_get_info on a driver without free-memory reporting as not-oom on XPU', () => {
     const line = "RuntimeError: The device (Intel(R) Arc(TM) Graphics) doesn't support querying the available free memory. You can file an issue at https://github.com/pytorch/pytorch/issues to help us prioritize its implementation.";
-    const v = triageText([...TRACEBACK, line].join('\n'), 'x').verdicts[0]!;
+    const v = triageFailures([...TRACEBACK, line].join('\n'), 'x').verdicts[0]!;
     expect(v).toMatchObject({ kind: 'not-oom', platform: 'xpu', catchable: true, userFrames: [{ line: 61 }, { line: 88 }] });
     expect(v.fixes[0]!.id).toBe('xpu-sysman');
   });
@@ -479,11 +492,11 @@ describe('XPU and Gaudi look-alikes', () => {
       "terminate called after throwing an instance of 'c10::Error'",
       '  what():  [Rank:0] FATAL ERROR :: MODULE:PT_DEVICE GRAPH:: Capture must end on the same stream it began on.',
     ].join('\n');
-    expect(triageText(capture, 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'gaudi', catchable: false, rank: 0 });
+    expect(triageFailures(capture, 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'gaudi', catchable: false, rank: 0 });
     const lowering = 'RuntimeError: [Rank:3] FATAL ERROR :: MODULE:PT_BRIDGE Exception in Lowering thread...';
-    expect(triageText(lowering, 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'gaudi', catchable: true, rank: 3 });
+    expect(triageFailures(lowering, 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'gaudi', catchable: true, rank: 3 });
     const devmem = 'RuntimeError: [Rank:7] FATAL ERROR :: MODULE:PT_DEVMEM Allocation failed for size::469762048 (448)MB';
-    expect(triageText(devmem, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'gaudi', requestedBytes: 469762048 });
+    expect(triageFailures(devmem, 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'gaudi', requestedBytes: 469762048 });
   });
 });
 
@@ -491,15 +504,15 @@ describe('Metal assertions and Ascend stream timeouts', () => {
   it("reads Metal's failed assertions: a buffer it cannot allocate is an abort for memory, an MPS array limit is not an OOM", () => {
     const ndarray =
       "/AppleInternal/Library/BuildRoots/b11b/Library/Caches/com.apple.xbs/Sources/MetalPerformanceShaders/MPSCore/Types/MPSNDArray.mm:850: failed assertion `[MPSNDArray initWithDevice:descriptor:isTextureBacked:] Error: total bytes of NDArray > 2**32'";
-    const limit = triageText(`${ndarray}\n[1]    13512 abort      python train.py\n`, 'x').verdicts[0]!;
+    const limit = triageFailures(`${ndarray}\n[1]    13512 abort      python train.py\n`, 'x').verdicts[0]!;
     expect(limit).toMatchObject({ kind: 'not-oom', platform: 'mps', catchable: false });
     expect(limit.summary).toContain('total bytes of NDArray > 2**32');
     const buffer = "/AppleInternal/Library/BuildRoots/x/MPSCore/Utility/MPSCommandBufferImageCache.mm:1420: failed assertion `Failed to allocate private MTLBuffer for size 9964830976'";
-    expect(triageText(buffer, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', platform: 'mps', catchable: false, requestedBytes: 9964830976 });
+    expect(triageFailures(buffer, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', platform: 'mps', catchable: false, requestedBytes: 9964830976 });
     // A C assertion is no Metal assertion; it is a failure the log states (statedFailure.ts), not an OOM.
-    expect(triageText("test.c:12: main: Assertion `x > 0' failed.", 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', catchable: false, summary: expect.stringContaining('Failure stated near the end of the log') });
+    expect(triageFailures("test.c:12: main: Assertion `x > 0' failed.", 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', catchable: false, summary: expect.stringContaining('Failure stated near the end of the log') });
     const validation = "-[MTLDebugComputeCommandEncoder setBuffer:offset:atIndex:]:1290: failed assertion `Set Buffer Validation index(0) must be < 31'";
-    expect(triageText(validation, 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'mps', summary: expect.stringContaining('a Metal assertion failed') });
+    expect(triageFailures(validation, 'x').verdicts[0]).toMatchObject({ kind: 'not-oom', platform: 'mps', summary: expect.stringContaining('a Metal assertion failed') });
   });
 
   it("reads Ascend's stream synchronize timeout (507046) as a hang on the NPU, whichever line carries it", () => {
@@ -508,9 +521,9 @@ describe('Metal assertions and Ascend stream timeouts', () => {
       'EE1002: 2024-09-03-16:50:00.041.231 Stream synchronize timeout. rtDeviceSynchronize execute failed, reason=[stream sync timeout]',
       '[rank7]: RuntimeError: npuSynchronizeDevice:torch_npu/csrc/core/npu/NPUStream.cpp:435 NPU function error: aclrtSynchronizeDevice, error code is 507046',
     ]) {
-      expect(triageText(line, 'x').verdicts[0]).toMatchObject({ kind: 'hang', platform: 'npu', catchable: false });
+      expect(triageFailures(line, 'x').verdicts[0]).toMatchObject({ kind: 'hang', platform: 'npu', catchable: false });
     }
-    expect(triageText('[rank7]: RuntimeError: NPU function error: aclrtSynchronizeDevice, error code is 507046', 'x').verdicts[0]!.rank).toBe(7);
+    expect(triageFailures('[rank7]: RuntimeError: NPU function error: aclrtSynchronizeDevice, error code is 507046', 'x').verdicts[0]!.rank).toBe(7);
   });
 
   it("reads Ascend's other timeouts and HCCL's notify-wait and socket timeouts as one hang on the NPU", () => {
@@ -518,7 +531,7 @@ describe('Metal assertions and Ascend stream timeouts', () => {
       'npuSynchronizeDevice:/w/torch_npu/csrc/core/npu/NPUStream.cpp:370 NPU error, error code is 107020.',
       'EI0002: The wait execution of the Notify register times out. Reason: The Notify register has not received the Notify record from remote rank [4294967295].',
     ].join('\n');
-    const verdicts = triageText(log, 'x').verdicts;
+    const verdicts = triageFailures(log, 'x').verdicts;
     expect(verdicts).toHaveLength(1);
     expect(verdicts[0]).toMatchObject({ kind: 'hang', platform: 'npu', catchable: false, evidence: [{ line: 1 }, { line: 2 }] });
     for (const line of [
@@ -526,10 +539,10 @@ describe('Metal assertions and Ascend stream timeouts', () => {
       'EI0002: [PID: 198748] 2025-03-26-13:49:01.670.614 The wait execution of the Notify register times out. Reason: The Notify register has not received the Notify record from remote rank: [unknown].',
       '[rank1]: EI0006: [PID: 1292363] 2025-04-08-18:07:20.444.436 Getting socket times out. Reason: Remote Rank did not send the data in time.',
     ]) {
-      expect(triageText(line, 'x').verdicts[0]).toMatchObject({ kind: 'hang', platform: 'npu' });
+      expect(triageFailures(line, 'x').verdicts[0]).toMatchObject({ kind: 'hang', platform: 'npu' });
     }
     // 507033 is not a timeout: not a hang (the not-oom fallback reads it as an Ascend error since blind11).
-    expect(triageText('aclrtMemcpy failed, error code is 507033', 'x').verdicts.map((v) => v.kind)).not.toContain('hang');
+    expect(triageFailures('aclrtMemcpy failed, error code is 507033', 'x').verdicts.map((v) => v.kind)).not.toContain('hang');
   });
 });
 
@@ -545,7 +558,7 @@ describe('tracebacks in other shapes', () => {
       '18 frames',
       'UnfilteredStackTrace: RuntimeError: RESOURCE_EXHAUSTED: Ran out of memory in memory space hbm. Used 9.08G of 7.48G hbm. Exceeded hbm capacity by 1.60G.',
     ].join('\n');
-    expect(triageText(colab, 'x').verdicts[0]!.userFrames).toEqual([{ file: '<ipython-input-6-63b342388236>', line: 70, function: '<module>' }]);
+    expect(triageFailures(colab, 'x').verdicts[0]!.userFrames).toEqual([{ file: '<ipython-input-6-63b342388236>', line: 70, function: '<module>' }]);
     const ipython8 = [
       'OutOfMemoryError                          Traceback (most recent call last)',
       'Cell In[3], line 2',
@@ -558,28 +571,28 @@ describe('tracebacks in other shapes', () => {
       '',
       OOM_22.replace('torch.OutOfMemoryError', 'OutOfMemoryError'),
     ].join('\n');
-    expect(triageText(ipython8, 'x').verdicts[0]!.userFrames).toEqual([{ file: 'Cell In[3]', line: 2, function: '<module>' }]);
+    expect(triageFailures(ipython8, 'x').verdicts[0]!.userFrames).toEqual([{ file: 'Cell In[3]', line: 2, function: '<module>' }]);
   });
 
   it('reads tracebacks behind CI timestamps', () => {
     const log = ['08:28:40 Traceback (most recent call last):', '08:28:40   File "test/run_test.py", line 1071, in main', '08:28:40     run(x)', `08:28:40 ${OOM_22}`].join('\n');
-    expect(triageText(log, 'x').verdicts[0]!.userFrames).toEqual([{ file: 'test/run_test.py', line: 1071, function: 'main' }]);
+    expect(triageFailures(log, 'x').verdicts[0]!.userFrames).toEqual([{ file: 'test/run_test.py', line: 1071, function: 'main' }]);
   });
 
   it('takes the traceback printed right after a message that has none before it, and says so', () => {
     const log = [`!!! Exception during processing !!! ${OOM_22.replace('torch.OutOfMemoryError: ', '')}`, ...TRACEBACK].join('\n');
-    const v = triageText(log, 'x').verdicts[0]!;
+    const v = triageFailures(log, 'x').verdicts[0]!;
     expect(v.userFrames.map((f) => f.line)).toEqual([61, 88]);
     expect(v.explanation).toContain('traceback printed right after this message');
   });
 
   it("prefers the failing rank's own traceback, and names the other rank when only its traceback follows", () => {
     const other = [`[rank7]: ${OOM_22}`, '[rank6]: Traceback (most recent call last):', ...TRACEBACK.slice(1).map((l) => `[rank6]: ${l}`)].join('\n');
-    const v = triageText(other, 'x').verdicts[0]!;
+    const v = triageFailures(other, 'x').verdicts[0]!;
     expect(v).toMatchObject({ rank: 7, userFrames: [{ line: 61 }, { line: 88 }] });
     expect(v.explanation).toContain("rank 6's traceback");
     const own = [`[rank7]: ${OOM_22}`, '[rank6]: Traceback (most recent call last):', '[rank6]:   File "/w/other.py", line 5, in f', ...TRACEBACK.map((l) => `[rank7]: ${l}`)].join('\n');
-    expect(triageText(own, 'x').verdicts[0]!.userFrames.map((f) => f.file)).toEqual(['/home/me/proj/train.py', '/home/me/proj/train.py']);
+    expect(triageFailures(own, 'x').verdicts[0]!.userFrames.map((f) => f.file)).toEqual(['/home/me/proj/train.py', '/home/me/proj/train.py']);
   });
 
   it('replaces a borrowed traceback with the one a repeat of the message is printed under (logging.exception)', () => {
@@ -591,44 +604,44 @@ describe('tracebacks in other shapes', () => {
       ...Array.from({ length: 12 }, (_, i) => `  File "/home/me/proj/model.py", line ${i + 1}, in layer${i}\n    x = f(x)`),
       OOM_22,
     ].join('\n');
-    const v = triageText(log, 'x').verdicts[0]!;
+    const v = triageFailures(log, 'x').verdicts[0]!;
     expect(v.userFrames[0]).toMatchObject({ file: '/home/me/proj/model.py', line: 12 });
     expect(v.explanation).not.toContain('printed right after');
   });
 
   it("treats pip's console scripts in a bin folder as library code", () => {
     const log = ['Traceback (most recent call last):', '  File "/venv/bin/accelerate", line 8, in <module>', '    sys.exit(main())', '  File "/home/me/proj/train.py", line 9, in main', '    run()', OOM_22].join('\n');
-    expect(triageText(log, 'x').verdicts[0]!.userFrames.map((f) => f.file)).toEqual(['/home/me/proj/train.py']);
+    expect(triageFailures(log, 'x').verdicts[0]!.userFrames.map((f) => f.file)).toEqual(['/home/me/proj/train.py']);
   });
 });
 
 describe("zsh's and macOS's kill reports", () => {
   it('reads zsh: killed, zsh job notices and Killed: 9 as host OOM, after a progress bar too', () => {
     for (const line of ['zsh: killed     python train.py', '[1]  + 13512 killed     python train.py', 'Killed: 9', ' 33%|███▎      | 5/15 [02:32<05:36, 33.69s/it]zsh: killed     python3 commandR.py']) {
-      expect(triageText(`step 1\n${line}\n`, 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', evidence: [{ line: 2 }] });
+      expect(triageFailures(`step 1\n${line}\n`, 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', evidence: [{ line: 2 }] });
     }
-    expect(triageText('INFO worker killed  by the scheduler after the deadline', 'x').verdicts).toEqual([]);
+    expect(triageFailures('INFO worker killed  by the scheduler after the deadline', 'x').verdicts).toEqual([]);
   });
 });
 
 describe('ranks and tracebacks in other shapes (blind4)', () => {
   it("takes the rank from vLLM's worker prefix when it prints one, and none from process prefixes without it", () => {
-    expect(triageText(`(VllmWorker rank=1 pid=2978) ERROR 03-19 07:27:53 [multiproc_executor.py:375] ${OOM_22}`, 'x').verdicts[0]).toMatchObject({ rank: 1, device: 3 });
+    expect(triageFailures(`(VllmWorker rank=1 pid=2978) ERROR 03-19 07:27:53 [multiproc_executor.py:375] ${OOM_22}`, 'x').verdicts[0]).toMatchObject({ rank: 1, device: 3 });
     for (const prefix of ['(EngineCore_0 pid=51)', '(Worker_TP1 pid=99)', '(RayWorkerWrapper pid=4009)']) {
-      expect(triageText(`${prefix} ERROR 03-19 07:27:53 [x.py:1] ${OOM_22}`, 'x').verdicts[0]!.rank).toBeUndefined();
+      expect(triageFailures(`${prefix} ERROR 03-19 07:27:53 [x.py:1] ${OOM_22}`, 'x').verdicts[0]!.rank).toBeUndefined();
     }
   });
 
   it("gives a message without a rank prefix the rank of the traceback printed right after it, and says so", () => {
     const log = [OOM_22, ...TRACEBACK.map((l) => `[rank0]: ${l}`)].join('\n');
-    const v = triageText(log, 'x').verdicts[0]!;
+    const v = triageFailures(log, 'x').verdicts[0]!;
     expect(v).toMatchObject({ rank: 0, userFrames: [{ line: 61 }, { line: 88 }] });
     expect(v.explanation).toContain("The frames and the rank are from rank 0's traceback");
   });
 
   it('reads frames whose code lines lost their indentation', () => {
     const log = ['File "/w/pretrain_gpt.py", line 130, in get_batch_pipe', 'mask = build_masks(', 'File "/w/megatron/utils.py", line 180, in build_masks', 'mask = torch.tril(torch.ones(', OOM_22].join('\n');
-    expect(triageText(log, 'x').verdicts[0]!.userFrames.map((f) => `${f.file}:${f.line}`)).toEqual(['/w/megatron/utils.py:180', '/w/pretrain_gpt.py:130']);
+    expect(triageFailures(log, 'x').verdicts[0]!.userFrames.map((f) => `${f.file}:${f.line}`)).toEqual(['/w/megatron/utils.py:180', '/w/pretrain_gpt.py:130']);
   });
 
   it("names the TPU of torch_xla's \"Exception in device=TPU:6\" line and joins it to the same OOM printed without a device", () => {
@@ -639,7 +652,7 @@ describe('ranks and tracebacks in other shapes (blind4)', () => {
       '2 root error(s) found.',
       `  (0) ${hbm}`,
     ].join('\n');
-    const verdicts = triageText(log, 'x').verdicts;
+    const verdicts = triageFailures(log, 'x').verdicts;
     expect(verdicts).toHaveLength(1);
     expect(verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'xla-tpu', device: 6, requestedBytes: Math.round(10.51 * GiB), freeBytes: Math.round(8.97 * GiB) });
   });
@@ -659,7 +672,7 @@ describe('ranks and tracebacks in other shapes (blind4)', () => {
         '    val_loader=[x for x in val_loader]',
         '  File "/venv/lib/python3.8/site-packages/torch/utils/data/dataloader.py", line 634, in __next__',
       ].join('\n');
-      expect(triageText(log, 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', userFrames: [{ file: 'train_meta.py', line: 131 }] });
+      expect(triageFailures(log, 'x').verdicts[0]).toMatchObject({ kind: 'host-oom', userFrames: [{ file: 'train_meta.py', line: 131 }] });
     }
   });
 });
@@ -667,18 +680,18 @@ describe('ranks and tracebacks in other shapes (blind4)', () => {
 describe('llama.cpp/ggml on CUDA and ROCm', () => {
   it("reads ggml's abort on a CUDA error in both formats as a runtime abort with the current device", () => {
     const old = 'CUDA error 2 at /data/llama.cpp/ggml-cuda.cu:5509: out of memory\ncurrent device: 0\n';
-    expect(triageText(old, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false, device: 0, evidence: [{ line: 1 }, { line: 2 }] });
+    expect(triageFailures(old, 'x').verdicts[0]).toMatchObject({ kind: 'runtime-abort', platform: 'cuda', catchable: false, device: 0, evidence: [{ line: 1 }, { line: 2 }] });
     const rocm = [
       'ROCm error: out of memory',
       '  current device: 1, in function ggml_cuda_pool_malloc_vmm at /w/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:376',
       '  cuMemCreate(&handle, reserve_size, &prop, 0)',
       '/w/llama.cpp/ggml/src/ggml-cuda/ggml-cuda.cu:110: ROCm error',
     ].join('\n');
-    const verdicts = triageText(rocm, 'x').verdicts;
+    const verdicts = triageFailures(rocm, 'x').verdicts;
     expect(verdicts).toHaveLength(1);
     expect(verdicts[0]).toMatchObject({ kind: 'runtime-abort', platform: 'rocm', device: 1, evidence: [{ line: 1 }, { line: 2 }, { line: 3 }, { line: 4 }] });
     // PyTorch's "CUDA error: out of memory" has no "current device" line under it and stays catchable.
-    expect(triageText('RuntimeError: CUDA error: out of memory', 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', catchable: true });
+    expect(triageFailures('RuntimeError: CUDA error: out of memory', 'x').verdicts[0]).toMatchObject({ kind: 'catchable-oom', catchable: true });
   });
 
   it("reads ggml's failed buffer allocation as a catchable OOM with the exact size and the backend's platform", () => {
@@ -687,10 +700,10 @@ describe('llama.cpp/ggml on CUDA and ROCm', () => {
       'ggml_gallocr_reserve_n: failed to allocate ROCm0 buffer of size 14822711296',
       'graph_reserve: failed to allocate compute buffers',
     ].join('\n');
-    const verdicts = triageText(log, 'x').verdicts;
+    const verdicts = triageFailures(log, 'x').verdicts;
     expect(verdicts).toHaveLength(1);
     expect(verdicts[0]).toMatchObject({ kind: 'catchable-oom', platform: 'rocm', device: 0, requestedBytes: 14822711296 });
-    expect(triageText('alloc_tensor_range: failed to allocate CUDA1 buffer of size 151851674624', 'x').verdicts[0]).toMatchObject({ platform: 'cuda', device: 1, requestedBytes: 151851674624 });
+    expect(triageFailures('alloc_tensor_range: failed to allocate CUDA1 buffer of size 151851674624', 'x').verdicts[0]).toMatchObject({ platform: 'cuda', device: 1, requestedBytes: 151851674624 });
   });
 });
 
@@ -704,18 +717,18 @@ describe('the OutOfMemoryError type alone', () => {
       ['torch.mps.OutOfMemoryError: something new', 'mps'],
       ['torch_npu.OutOfMemoryError: something new', 'npu'],
     ];
-    for (const [line, platform] of cases) expect(triageText(`${TRACEBACK.join('\n')}\n${line}`, 'x').verdicts[0], line).toMatchObject({ kind: 'catchable-oom', platform, catchable: true, userFrames: [{ line: 61 }, { line: 88 }] });
-    expect(triageText('torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB', 'x').verdicts[0]!.requestedBytes).toBe(20 * 1024 ** 2);
+    for (const [line, platform] of cases) expect(triageFailures(`${TRACEBACK.join('\n')}\n${line}`, 'x').verdicts[0], line).toMatchObject({ kind: 'catchable-oom', platform, catchable: true, userFrames: [{ line: 61 }, { line: 88 }] });
+    expect(triageFailures('torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 20.00 MiB', 'x').verdicts[0]!.requestedBytes).toBe(20 * 1024 ** 2);
     for (const code of ['    except torch.cuda.OutOfMemoryError: return None', '    raise torch.OutOfMemoryError: x']) {
-      expect(triageText(code, 'x').verdicts, code).toEqual([]);
+      expect(triageFailures(code, 'x').verdicts, code).toEqual([]);
     }
     // Java's is not this type; the other-out-of-memory fallback (otherOom.ts) reads it as a host OOM.
-    expect(triageText('java.lang.OutOfMemoryError: Java heap space', 'x').verdicts).toMatchObject([{ kind: 'catchable-oom', platform: 'cpu', catchable: true }]);
+    expect(triageFailures('java.lang.OutOfMemoryError: Java heap space', 'x').verdicts).toMatchObject([{ kind: 'catchable-oom', platform: 'cpu', catchable: true }]);
   });
 });
 
 describe('message variants of blind5\'s classes that the corpus does not hold', () => {
-  const root = (text: string) => triageText(text, 'log').verdicts[0];
+  const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
   it('reads the non-PT_ Gaudi DEVMEM message and the PT_ one alike', () => {
     expect(root('FATAL ERROR :: MODULE:DEVMEM Allocation failed for size::40960000 (39.0625)MB')).toMatchObject({ kind: 'catchable-oom', platform: 'gaudi', requestedBytes: 40960000 });
@@ -760,7 +773,7 @@ describe('message variants of blind5\'s classes that the corpus does not hold', 
 });
 
 describe('message classes read in the unread-classes pass (variants from public trackers)', () => {
-  const all = (text: string) => triageText(text, 'log').verdicts;
+  const all = (text: string) => triageFailures(text, 'log').verdicts;
   const root = (text: string) => all(text)[0];
 
   it("reads llama.cpp's SYCL errors as an abort when the status says memory ran out, else not-oom", () => {
@@ -852,7 +865,7 @@ describe('message classes read in the unread-classes pass (variants from public 
 });
 
 describe("message classes of blind8's misses (variants written from the producing projects' source)", () => {
-  const all = (text: string) => triageText(text, 'log').verdicts;
+  const all = (text: string) => triageFailures(text, 'log').verdicts;
   const root = (text: string) => all(text)[0];
 
   it("reads other runtimes' checks of a CUDA call that ran out of memory as a catchable CUDA OOM", () => {

@@ -1,9 +1,9 @@
 // The last resort (signatures/statedFailure.ts): a failure the log states in words near its end, in a form no signature
 // reads, is a not-oom; an ordinary log's talk of errors, and an unread failure about memory, are not.
 import { describe, expect, it } from 'vitest';
-import { triageText } from '../../server/src/triage/index';
+import { triageFailures } from '../support/triageFailures';
 
-const root = (text: string) => triageText(text, 'log').verdicts[0];
+const root = (text: string) => triageFailures(text, 'log').verdicts[0];
 
 describe('a failure stated near the end of the log', () => {
   it('is a not-oom at the last line that states it', () => {

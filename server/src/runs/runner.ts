@@ -70,7 +70,7 @@ function triageEvidence(cell: CellResult): string[] {
     if (!existsSync(file)) continue;
     const size = statSync(file).size;
     const text = readFileSync(file).subarray(Math.max(0, size - TRIAGE_TAIL_BYTES)).toString('utf8');
-    for (const verdict of triageText(text, file).verdicts) lines.push(`rank ${rank} triage: ${verdict.kind}: ${verdict.summary}`);
+    for (const verdict of triageText(text, file).verdicts.filter((v) => !v.noFailureFound)) lines.push(`rank ${rank} triage: ${verdict.kind}: ${verdict.summary}`);
   }
   return lines;
 }

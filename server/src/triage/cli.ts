@@ -44,7 +44,6 @@ const NUMBER_LABELS: ReadonlyArray<[keyof Verdict, string]> = [
 /** Renders a report for a terminal. */
 export function renderReport(report: TriageReport): string {
   const out = [`${report.source}:`];
-  if (report.verdicts.length === 0) out.push('  no out-of-memory failure or crash recognized');
   report.verdicts.forEach((v, i) => {
     out.push(`  [${i + 1}] ${v.kind} (${v.platform}${v.catchable ? ', catchable' : ''}): ${v.summary}`);
     if (v.causedBy !== undefined) out.push(`      consequence of [${v.causedBy + 1}]`);

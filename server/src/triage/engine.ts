@@ -11,7 +11,7 @@
  * prefixes) and shown to the signatures. Chunks are kept side by side, never concatenated:
  * joining a megabyte chunk to the history makes V8 copy both on every chunk.
  */
-import type { SourceFrame } from '../protocol';
+import type { Platform, SourceFrame, Verdict } from '../protocol';
 import { CUT_FRAME_HEAD, framesOf, isAtHeader, isChainMarker, isNotebookLine, isTracebackBody, isTracebackHeader, parseAtFrame, parseFrameLine, withoutCiTimestamp } from './frames';
 import { inlineRank, splitRank, type RankedLine } from './ranks';
 import { ALL_SIGNATURES, TAIL_SIGNATURES } from './signatures';
@@ -19,7 +19,7 @@ import { chooseFailure, cutTracebackFinding, LOCALIZED_SEGFAULT, TAIL_ANCHORS } 
 import { mentionsFailure, OOM_BEFORE_FAILURE_LINES, runWentOn, STATED_FAILURE_LINES, statedFailure, statesFailure, statesOomAtEnd } from './signatures/statedFailure';
 import { NAMES_NO_PLATFORM, oomStatedAtEnd, platformNamedIn } from './signatures/otherOom';
 import type { Finding, FollowingTraceback, LineView, Signature } from './signatures/types';
-import { FindingSink } from './verdicts';
+import { FindingSink, noFailureVerdict } from './verdicts';
 
 /** How many lines of a headless traceback at the log's end are read back (a deep stack of frames and their code lines). */
 const HEADLESS_TRACEBACK_LINES = 2000;
@@ -100,6 +100,16 @@ function anchorPattern(): RegExp {
 }
 
 /** Cleans one decoded line for matching: colour codes and a trailing CR go. */
+/**
+ * The accelerator a tail of a log names (a CUDA device banner, frames under torch/cuda or torch_npu, a launcher's GPU
+ * list), if any; none when it says the run had none ("No GPU/TPU found", "CUDA is not available"). Lines that name
+ * platforms this host does not have (a server's dump of setting names, Lightning's banner) are left out.
+ */
+function namedPlatform(ascii: string): Platform | undefined {
+  if (/\bno (?:GPU|CUDA|TPU|NPU)\b[\w\/ ]{0,20}(?:found|available|detected)|\b(?:CUDA|GPU) (?:is )?not available|cuda\.is_available\(\) (?:is|returned) False/i.test(ascii)) return undefined;
+  return platformNamedIn(ascii.split('\n').filter((l) => !NAMES_NO_PLATFORM.test(l)).join('\n'));
+}
+
 function cleanLine(decoded: string): string {
   let line = decoded;
   if (line.endsWith('\r')) line = line.slice(0, -1);
@@ -275,12 +285,22 @@ export class TriageEngine {
     this.push(Buffer.from(text, 'utf8'));
   }
 
-  /** Scans what is left and returns the findings, grouped into verdicts. */
-  finish(): FindingSink {
+  /**
+   * Scans what is left and returns the verdicts: the failures found, root first, or else the one verdict that says no
+   * failure was recognized, on the platform the retained tail names.
+   */
+  finish(): Verdict[] {
     this.flushStaged();
     this.evaluateReady(true);
     if (this.sink.empty && this.tailSignatures.length > 0) this.tailPass();
-    return this.sink;
+    const verdicts = this.sink.verdicts();
+    return verdicts.length > 0 ? verdicts : [noFailureVerdict(namedPlatform(this.text.ascii(this.tailStart(), this.text.end)) ?? 'cpu')];
+  }
+
+  /** Where the tail pass reads from: the retained tail, less a line cut by what was dropped. */
+  private tailStart(): number {
+    const from = this.text.retainedStart;
+    return from > 0 ? this.text.nextBreak(from) + 1 : from;
   }
 
   /**
@@ -290,9 +310,7 @@ export class TriageEngine {
    * log. One finding is kept: the failure the log ended with (chooseFailure).
    */
   private tailPass(): void {
-    let from = this.text.retainedStart;
-    // A line cut by what was dropped is not read.
-    if (from > 0) from = this.text.nextBreak(from) + 1;
+    const from = this.tailStart();
     if (from <= 0 && this.text.retainedStart > 0) return;
     const ascii = this.text.ascii(from, this.text.end);
     const re = this.tailPattern;
@@ -320,10 +338,7 @@ export class TriageEngine {
     // tail names (a CUDA device banner, frames under torch/cuda or torch_npu, the launcher's GPU list).
     // Not for a host process's own crash (a DataLoader worker's), which is on the host whatever device the run uses.
     if ((chosen.finding.signature === 'other-failure' || chosen.finding.signature === 'stated-failure') && chosen.finding.platform === 'cpu' && chosen.finding.facts?.hostProcess === undefined) {
-      // Not when the log says it ran without one ("No GPU/TPU found", "CUDA is not available").
-      // Lines that name platforms this host does not have (a server's dump of setting names, Lightning's banner) are left out.
-      const settings = ascii.split('\n').filter((l) => !NAMES_NO_PLATFORM.test(l)).join('\n');
-      const named = /\bno (?:GPU|CUDA|TPU|NPU)\b[\w\/ ]{0,20}(?:found|available|detected)|\b(?:CUDA|GPU) (?:is )?not available|cuda\.is_available\(\) (?:is|returned) False/i.test(ascii) ? undefined : platformNamedIn(settings);
+      const named = namedPlatform(ascii);
       if (named !== undefined) chosen.finding.platform = named;
     }
     this.sink.add(chosen.finding, chosen.view);

@@ -15,7 +15,7 @@ export { TriageInputError } from './decode';
 export function triageText(text: string, source: string): TriageReport {
   const engine = new TriageEngine();
   engine.pushText(text);
-  return { source, verdicts: engine.finish().verdicts() };
+  return { source, verdicts: engine.finish() };
 }
 
 /** Triages a stream of byte (or string) chunks, holding only a bounded window of it. */
@@ -27,7 +27,7 @@ export async function triageStream(chunks: AsyncIterable<Uint8Array | string>, s
     else engine.push(decoder.decode(chunk));
   }
   engine.push(decoder.end());
-  return { source, verdicts: engine.finish().verdicts() };
+  return { source, verdicts: engine.finish() };
 }
 
 /** Bytes per read from disk: few round trips to the I/O threads; the engine cuts them into pieces. */
@@ -72,7 +72,7 @@ async function triageHandle(handle: FileHandle, source: string): Promise<TriageR
     else spare.push(buffer);
   }
   engine.push(decoder.end());
-  return { source, verdicts: engine.finish().verdicts() };
+  return { source, verdicts: engine.finish() };
 }
 
 function withCode(err: unknown, path: string): Error {

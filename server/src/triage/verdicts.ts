@@ -378,6 +378,26 @@ function toVerdict(g: Group, root: Group | undefined, causedBy: number | undefin
   return verdict;
 }
 
+/**
+ * The verdict of a text in which nothing was recognized: not an OOM, on the platform the text names (the host when it
+ * names none). It says so rather than leaving the report empty, so every triage answers what kind of failure it read.
+ */
+export function noFailureVerdict(platform: Platform): Verdict {
+  return {
+    kind: 'not-oom',
+    platform,
+    catchable: false,
+    summary: 'No out-of-memory failure or crash recognized',
+    explanation:
+      'No out-of-memory message, kill, abort, hang or other failure Headroom knows is in this text. If the run did fail, ' +
+      'its failure is worded in a way Headroom does not read: the last error the program printed is the place to start.',
+    userFrames: [],
+    fixes: [],
+    evidence: [],
+    noFailureFound: true,
+  };
+}
+
 function dedupeFixes(fixes: readonly Fix[]): Fix[] {
   const seen = new Set<string>();
   return fixes.filter((fix) => !seen.has(fix.id) && seen.add(fix.id));

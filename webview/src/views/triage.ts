@@ -41,6 +41,7 @@ function renderVerdict(post: Post, v: Verdict, index: number): HTMLElement {
 
 export function renderTriage(post: Post, report: TriageReport): Array<HTMLElement | string> {
   const heading = h('h1', {}, `Triage: ${report.source}`);
-  if (report.verdicts.length === 0) return [heading, h('p', { class: 'empty' }, 'No out-of-memory failure or crash was recognized in this text.')];
+  const [only] = report.verdicts;
+  if (report.verdicts.length === 1 && only!.noFailureFound) return [heading, h('p', { class: 'empty', 'data-kind': only!.kind }, `${only!.summary} (${only!.platform}). ${only!.explanation}`)];
   return [heading, ...report.verdicts.map((v, i) => renderVerdict(post, v, i))];
 }

@@ -2,7 +2,8 @@
  * The last resort, after the tail pass (otherFailure.ts) found nothing: a log that ends on a failure stated in words
  * ("ERROR: …", "… failed", "fatal: …", "tasks 0-3: Terminated", "panic: …") or on memory running out, in a form no
  * signature reads. The issue asks for a verdict on any crash output, "not an OOM" included, and a healthy run's output
- * must get none; so the engine (lastResort) reads only the lines after the last sign that the run went on or finished
+ * must get no failure (only the engine's no-failure verdict); so the engine (lastResort) reads only the lines after the
+ * last sign that the run went on or finished
  * (RUN_WENT_ON), among the final STATED_FAILURE_LINES non-empty lines:
  * - the last line there that says memory ran out (statesOomAtEnd) is the failure, read by the other-OOM fallback, ahead
  *   of a failure stated within OOM_BEFORE_FAILURE_LINES after it (the errors printed under an OOM are its consequences);
