@@ -251,7 +251,8 @@ const FLOORS = {
   // First run kind 40/47, exact 9/18; after its classes were filled (triage-blind48.test.ts): kind 45/47, exact 16/18.
   blind48: { kind: 45 / 47, exact: 16 / 18 },
   blind49: { kind: 15 / 17, exact: 9 / 10 },
-  blind50: { kind: 139 / 150, exact: 139 / 159 },
+  // First run kind 139/150, exact 139/159; after its classes were filled (triage-blind50.test.ts): kind 148/150, exact 148/159.
+  blind50: { kind: 148 / 150, exact: 148 / 159 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

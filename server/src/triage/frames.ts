@@ -38,8 +38,11 @@ const IPYTHON_MARKER = /^\s*-+> (\d+)/;
 /** Colab folds library frames into one line: `18 frames`. */
 const FOLDED_FRAMES = /^\s*\d+ frames?\s*$/;
 
-/** The first line of a traceback: Python's `Traceback (most recent call last):`, or IPython's `XxxError   Traceback (most recent call last)`. */
-const TRACEBACK_HEADER = /(?:^|\s)Traceback \(most recent call last\)/;
+/**
+ * The first line of a traceback: Python's `Traceback (most recent call last):`, or IPython's `XxxError   Traceback (most
+ * recent call last)`, whose column of spaces a copy from an old notebook loses (`ResourceExhaustedErrorTraceback (most …`).
+ */
+const TRACEBACK_HEADER = /(?:^|\s|Error|Exception)Traceback \(most recent call last\)/;
 
 /** Timestamps CI systems put before every line (Jenkins' `08:28:40 `, GitHub Actions' `2024-05-01T10:00:00.1234567Z `). */
 const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;

@@ -85,7 +85,7 @@ const pythonMemoryError: Signature = {
     const numpy = NUMPY_REQUEST.exec(line.content);
     const requested = numpy ? toBytes(numpy[1]!, numpy[2]!) : undefined;
     // IPython's header ("MemoryError      Traceback (most recent call last)") starts the traceback: its frames are below it.
-    const below = /^\s*(?:[A-Za-z_]\w*\.)*_?(?:Array)?MemoryError\s+Traceback \(most recent call last\)/.test(line.content) ? ipythonFrames(line) : [];
+    const below = /^\s*(?:[A-Za-z_]\w*\.)*_?(?:Array)?MemoryError\s*Traceback \(most recent call last\)/.test(line.content) ? ipythonFrames(line) : [];
     const rapids = !numpy && raisedByRapids(line, below.length > 0);
     return {
       ...(below.length > 0 && { frames: below }),

@@ -374,12 +374,14 @@ export const tailBatchSizeExhausted: Signature = {
  * TensorFlow's "Failed to get convolution algorithm. This is probably because cuDNN failed to
  * initialize, so try looking to see if a warning log message was printed above." (an UnknownError,
  * catchable). The warning above it is usually "Could not create cudnn handle:
- * CUDNN_STATUS_INTERNAL_ERROR": cuDNN could not get the memory for its handle because TensorFlow had
- * already reserved nearly all of the GPU for its own allocator. The public threads (tensorflow#24828,
- * #25160, #36025, matterport/Mask_RCNN#1620) are fixed by allow_growth or a memory fraction, so it is
- * read as an out-of-memory error. When TensorFlow printed that the cuDNN it loaded is not the one it
- * was built with ("Loaded runtime CuDNN library: X but source was compiled with: Y"), that mismatch
- * is the cause instead, and the verdict is not-oom.
+ * CUDNN_STATUS_INTERNAL_ERROR": cuDNN could not create its handle, most often because TensorFlow had
+ * already reserved nearly all of the GPU for its own allocator (tensorflow#24828, #25160, #36025,
+ * matterport/Mask_RCNN#1620 are fixed by allow_growth). No line says memory ran out, though, and the
+ * labels of eleven public logs by as many collectors call it not-oom (TRIAGE.md lists cuDNN statuses
+ * other than allocation failures as look-alikes), so it is read as not-oom with allow_growth as the
+ * first fix. When the handle warning above says CUDNN_STATUS_ALLOC_FAILED, memory is named and it is an
+ * OOM; when TensorFlow printed that the cuDNN it loaded is not the one it was built with ("Loaded
+ * runtime CuDNN library: X but source was compiled with: Y"), that mismatch is the cause and the fix.
  */
 const tfConvAlgorithm: Signature = {
   id: 'tensorflow-cudnn-init',
@@ -390,11 +392,15 @@ const tfConvAlgorithm: Signature = {
     let mismatch: string | undefined;
     // The "Could not create cudnn handle" warning above is this failure's cause, not one of its own.
     const handleLines: number[] = [];
+    let allocFailed = false;
     for (let k = 1; k <= 12; k++) {
       const prev = line.previous(k);
       if (prev === undefined) break;
       mismatch ??= /Loaded runtime CuDNN library: .*? but source was compiled with: [\d.]+/.exec(prev)?.[0];
-      if (/Could not create cudnn handle/.test(prev)) handleLines.push(k);
+      if (/Could not create cudnn handle/.test(prev)) {
+        handleLines.push(k);
+        allocFailed ||= /CUDNN_STATUS_ALLOC_FAILED/.test(prev);
+      }
     }
     const common = {
       signature: 'tensorflow-cudnn-init', role: 'failure' as const, platform: 'cuda' as const, catchable: true,
@@ -411,11 +417,12 @@ const tfConvAlgorithm: Signature = {
     }
     return {
       ...common,
-      kind: 'catchable-oom',
-      summary: 'TensorFlow: cuDNN failed to initialize (no GPU memory left for its handle)',
+      kind: allocFailed ? 'catchable-oom' : 'not-oom',
+      summary: allocFailed ? 'TensorFlow: cuDNN failed to initialize (no GPU memory left for its handle)' : 'TensorFlow: cuDNN failed to initialize (most often no GPU memory left for its handle)',
       explanation:
-        'TensorFlow reserves nearly all of the GPU for its own allocator when it starts, and cuDNN then cannot allocate its handle or workspace. ' +
-        'That is the usual cause in the public reports, which allow_growth fixes; a cuDNN that does not match the TensorFlow build is the other one.',
+        (allocFailed ? 'cuDNN could not allocate its handle (CUDNN_STATUS_ALLOC_FAILED above). ' : 'The log does not say memory ran out, so this is not read as an OOM, but memory is the usual cause. ') +
+        'TensorFlow reserves nearly all of the GPU for its own allocator when it starts, and cuDNN then cannot allocate its handle or workspace; ' +
+        'allow_growth fixes that in the public reports. A cuDNN that does not match the TensorFlow build is the other cause.',
       fixes: [
         { id: 'tf-allow-growth', title: 'Let TensorFlow grow its GPU memory instead of reserving it all: tf.config.experimental.set_memory_growth (or TF_FORCE_GPU_ALLOW_GROWTH=true)', rationale: 'cuDNN allocates outside TensorFlow\'s allocator and needs memory left on the device.', snippet: "for gpu in tf.config.list_physical_devices('GPU'):\n    tf.config.experimental.set_memory_growth(gpu, True)" },
         shrinkPeak(),

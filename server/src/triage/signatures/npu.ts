@@ -46,7 +46,8 @@ function exceptionAbove(line: LineView): number {
     const prev = line.previous(k);
     if (prev === undefined) return 0;
     if (isExceptionLine(prev)) return k;
-    if (!ERROR_BLOCK_LINE.test(withoutCiTimestamp(prev))) return 0;
+    // A CANN code reads as a pdsh host prefix ("EI9999: "), so the line is tested as printed too.
+    if (!ERROR_BLOCK_LINE.test(prev) && !ERROR_BLOCK_LINE.test(withoutCiTimestamp(prev))) return 0;
   }
   return 0;
 }
@@ -263,6 +264,16 @@ const TIMEOUT_CODE = /error code is (?:50704[678]|107020)\b|ACL_ERROR_RT_STREAM_
 const SYNC_WITH_TIMEOUT = /SynchronizeWithTimeout execute failed, reason=\[([^\]]*timeout[^\]]*)\]/;
 const STREAM_SYNC = /Stream synchronize timeout|stream sync timeout/;
 const HCCL_TIMEOUT = /\bEI000([26])\b/;
+/**
+ * The device's own report of an HCCL task that waited past HCCL_EXEC_TIMEOUT, printed in an EI9999 block: "The error from
+ * device(chipId:5, dieId:0), serial number is 17, hccl fftsplus task timeout occurred during task execution, … stuck notify
+ * num:3, timeout:1836". The chip is the device. Under a timeout code line (507048, "[fftsplus timeout]") it is that line's detail.
+ * No anchor of the hot scan is on it, so the tail pass reads it (tailAscendTaskTimeout), ahead of the generic exception
+ * torch_npu raised for it ("RuntimeError: ACL stream synchronize failed.").
+ */
+const FFTS_TASK_TIMEOUT = /\bhccl fftsplus task timeout occurred\b/;
+const CHIP_ID = /\bThe error from device\(chipId:(\d+)/;
+const timeoutLine = (text: string): boolean => HCCL_TIMEOUT.test(text) || TIMEOUT_CODE.test(text) || SYNC_WITH_TIMEOUT.test(text) || STREAM_SYNC.test(text);
 
 const ascendTimeout: Signature = {
   id: 'ascend-timeout',
@@ -283,14 +294,19 @@ const ascendTimeout: Signature = {
     const hccl = HCCL_TIMEOUT.exec(line.content);
     const code = TIMEOUT_CODE.exec(line.content);
     const sync = SYNC_WITH_TIMEOUT.exec(line.content);
-    if (!hccl && !code && !sync && !STREAM_SYNC.test(line.content)) return undefined;
+    const task = !hccl && !code && !sync && !STREAM_SYNC.test(line.content) && FFTS_TASK_TIMEOUT.test(line.content);
+    if (!hccl && !code && !sync && !task && !STREAM_SYNC.test(line.content)) return undefined;
+    if (task) for (let k = 1; k <= 6; k++) if (timeoutLine(line.previous(k) ?? '')) return undefined;
+    const chip = task ? CHIP_ID.exec(line.content) : null;
     const above = exceptionAbove(line);
     const rank = ascendRank(line) ?? (above > 0 ? ascendSuffixRank(line.previous(above - 1) ?? '') : undefined);
     const what = hccl
       ? hccl[1] === '2'
         ? 'HCCL collective timed out waiting for a peer (EI0002, Notify wait)'
         : 'HCCL could not connect to a peer in time (EI0006, socket timeout)'
-      : `Ascend ${code ? `runtime timeout (${code[0].replace('error code is ', '')})` : sync ? `runtime timeout (${sync[1]})` : 'stream synchronize timeout'}: queued device work never finished`;
+      : task
+        ? 'HCCL task timed out on the device waiting for a peer (fftsplus task timeout)'
+        : `Ascend ${code ? `runtime timeout (${code[0].replace('error code is ', '')})` : sync ? `runtime timeout (${sync[1]})` : 'stream synchronize timeout'}: queued device work never finished`;
     return {
       signature: 'ascend-timeout',
       role: 'timeout',
@@ -302,6 +318,7 @@ const ascendTimeout: Signature = {
         'The NPU runtime waited past its timeout. In distributed jobs it is an HCCL collective (or its connection) waiting for a rank that failed earlier, ' +
         'took another code path, or is still busy; a hung device does the same. The process cannot continue.',
       ...(rank !== undefined && { rank }),
+      ...(chip && { device: Number(chip[1]) }),
       numbers: {},
       fixes: [
         findTheRootRank,
@@ -397,3 +414,13 @@ const mindsporeOom: Signature = {
 };
 
 export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime, hcclDeviceMemory, mindsporeOom, rngd, ascendTimeout, hcclError];
+
+/** The device's HCCL task timeout (FFTS_TASK_TIMEOUT), read by the tail pass: the error itself, ahead of the exception raised for it. */
+export const tailAscendTaskTimeout: Signature = {
+  ...ascendTimeout,
+  needles: ['fftsplus task timeout'],
+  match(line) {
+    const f = ascendTimeout.match(line);
+    return f && { ...f, facts: { ...f.facts, tier: 2 } };
+  },
+};

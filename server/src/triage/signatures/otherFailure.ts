@@ -172,7 +172,7 @@ const findTheFirstFailure: Fix = {
  */
 const EXCEPTION_LINE = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception|Interrupt|Exit))(?:\([A-Z]\w*\))?)(?: \(see above for traceback\))?(?::(?:\s+(.*))?)?\s*$/;
 /** IPython's header line: "ResourceExhaustedError     Traceback (most recent call last)". */
-const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s+Traceback \(most recent call last\)/;
+const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s*Traceback \(most recent call last\)/;
 /**
  * Exceptions a launcher raises about a worker that is already dead; subprocess's CalledProcessError ("Command '[…]' returned
  * non-zero exit status 1.") is the parent's report of a child that exited, as torch.distributed.launch before torchrun raised it.

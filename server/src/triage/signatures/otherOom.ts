@@ -411,7 +411,7 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // IPython's header names the type without its module ("OutOfMemoryError      Traceback (most recent call last)"): in a
   // Python notebook that is torch's (or CuPy's) device allocator exception, whose default is CUDA's (oomException.ts); a
   // host allocation failure raises MemoryError or RuntimeError instead.
-  if (platform === 'cpu' && /^\s*(?:torch\.(?:cuda\.)?)?OutOfMemoryError\s+Traceback \(most recent call last\)/.test(text)) platform = 'cuda';
+  if (platform === 'cpu' && /^\s*(?:torch\.(?:cuda\.)?)?OutOfMemoryError\s*Traceback \(most recent call last\)/.test(text)) platform = 'cuda';
   // ROCm CLR logs the failed steps of one allocation (memory.cpp "Video memory allocation failed!", rocdevice.cpp) before hip_memory.cpp's summary with the sizes.
   for (let k = 0; k <= 12 && platform === 'rocm' && numbers.requestedBytes === undefined; k++) {
     const clr = CLR_ALLOC_FAILED.exec(k === 0 ? text : (line.next(k) ?? ''));
@@ -559,10 +559,9 @@ const LUA_FRAME = /^\s*(\S+\.lua):(\d+): in (?:function '([^']*)'|(main chunk)|f
 const LUA_LIBRARY = /\/share\/lua\/|\/lib\/luarocks\/|^\.\.\./;
 
 /** IPython's header of an out-of-memory exception ("OutOfMemoryError   Traceback (most recent call last)"), its frames printed under it. */
-const IPYTHON_OOM_HEADER = /^\s*(?:[A-Za-z_]\w*\.)*\w*(?:OutOfMemory|ResourceExhausted)\w*\s+Traceback \(most recent call last\)/;
+const IPYTHON_OOM_HEADER = /^\s*(?:[A-Za-z_]\w*\.)*\w*(?:OutOfMemory|ResourceExhausted)\w*?\s*Traceback \(most recent call last\)/;
 
 
-/** The user's frames of the Lua stack traceback under an error (innermost first as Lua prints them), outermost first. */
 /** The frames of Lua's "stack traceback:" list, `header` lines below the line (innermost last, as Python's). */
 export function luaFrames(line: LineView, header = 1): SourceFrame[] {
   const frames: SourceFrame[] = [];
@@ -581,8 +580,12 @@ export function luaFrames(line: LineView, header = 1): SourceFrame[] {
  * (BFCAllocator::DumpMemoryLog, bfc_allocator.cc: "Limit:" = the allocator's limit, "InUse:" = bytes
  * in use) and XLA/TensorFlow's cudaMallocAsync allocator's histogram (GpuCudaMallocAsyncAllocator::
  * PrintAllocatorStatisticsNoLock logs "size, count" lines at ERROR after cuMemAllocFromPoolAsync
- * fails). A catchable-oom fallback: the OOM message, where the log has it, is the verdict instead.
+ * fails). The BFC dump's chunk map alone counts too, when an excerpt kept only part of it ("Bin (256): Total Chunks: …",
+ * "InUse at 70c416200 of size 256 next 1440", "Free  at … of size …", "Summary of in-use Chunks by size"): DumpMemoryLog runs
+ * only on a failure that dumps, never on the "not a failure" warning. A catchable-oom fallback: the OOM message, where the
+ * log has it, is the verdict instead.
  */
+const BFC_CHUNK_MAP = /bfc_allocator\.cc:\d+\] (?:(?:InUse|Free) +at [0-9a-fx]+ of size \d+|Bin \(\d+\):\s+Total Chunks: \d+|Summary of in-use Chunks by size:|Sum Total of in-use chunks: )/;
 export const allocatorDump: Signature = {
   id: 'allocator-failure-dump',
   platform: 'cuda',
@@ -594,7 +597,9 @@ export const allocatorDump: Signature = {
     // bytes: 0 curr_region_allocation_bytes_: 280363008"): the regions the allocator took from the device and its limit.
     const regions = bfc ? null : /bfc_allocator\.cc:\d+\] total_region_allocated_bytes_: (\d+) memory_limit_: (\d+)\b/.exec(text);
     const async = !bfc && !regions && /^\s*E\d{4} [\d:.]+\s+\d+ gpu_cudamallocasync_allocator\.cc:\d+\] (?:\d+, \d+\s*$|Histogram of current allocation)/.test(text);
-    if (!bfc && !regions && !async) return undefined;
+    // One finding for a run of chunk-map lines: its first line.
+    const chunks = !bfc && !regions && !async && BFC_CHUNK_MAP.test(text) && !BFC_CHUNK_MAP.test(line.previous(1) ?? '');
+    if (!bfc && !regions && !async && !chunks) return undefined;
     // With the "Stats:" block under it, that block is the dump's reading.
     if (regions && [1, 2, 3].some((k) => /bfc_allocator\.cc:\d+\] Stats:\s*$/.test(line.next(k) ?? ''))) return undefined;
     const numbers: Finding['numbers'] = regions ? { reservedBytes: Number(regions[1]), allowedBytes: Number(regions[2]) } : {};
@@ -615,9 +620,9 @@ export const allocatorDump: Signature = {
       kind: 'catchable-oom',
       platform,
       catchable: true,
-      summary: bfc || regions ? "TensorFlow's BFC allocator dumped its state after a failed allocation" : "The cudaMallocAsync allocator dumped its allocations after a failed allocation",
+      summary: bfc || regions || chunks ? "TensorFlow's BFC allocator dumped its state after a failed allocation" : "The cudaMallocAsync allocator dumped its allocations after a failed allocation",
       explanation:
-        (bfc || regions
+        (bfc || regions || chunks
           ? 'TensorFlow\'s BFC allocator prints its chunk map and "Stats:" only when an allocation fails' +
             (numbers.allowedBytes !== undefined ? ` (limit ${formatBytes(numbers.allowedBytes)}, in use ${formatBytes(numbers.allocatedBytes ?? 0)})` : '') +
             '; '
@@ -681,6 +686,31 @@ export const tfOomHint: Signature = {
  * - vLLM's startup check (vllm/v1/worker/gpu_worker.py, a ValueError): "Free memory on device (8.0/64.0
  *   GiB) on startup is less than desired GPU memory utilization (0.9, 57.6 GiB)".
  */
+/**
+ * The BFC allocator's warning that a request it could retry smaller did not fit ("Allocator (GPU_0_bfc) ran out of memory
+ * trying to allocate 2.10GiB with freed_by_count=0. The caller indicates that this is not a failure, but may mean that there
+ * could be performance gains if more memory were available."): no failure, said of one device. Noted as not-oom on that
+ * device, for a log with nothing else in it; any failure the log shows, and the tail pass's reading, speak instead.
+ */
+const BFC_NOT_A_FAILURE = /Allocator \((GPU|gpu|XPU|xpu)_(\d+)_bfc\) ran out of memory trying to allocate [^.]*(?:\.\d+[^.]*)?\. The caller indicates that this is not a failure\b/;
+function bfcShortWarning(line: LineView, kind: string, device: number): Finding {
+  return {
+    signature: 'tensorflow-bfc-warning',
+    role: 'failure',
+    fallback: 'noted-oom',
+    kind: 'not-oom',
+    platform: /xpu/i.test(kind) ? 'xpu' : 'cuda',
+    catchable: false,
+    summary: `Not a failure: TensorFlow's allocator (${kind}_${device}_bfc) warned that a request did not fit, and went on`,
+    explanation:
+      'TensorFlow says so itself ("The caller indicates that this is not a failure"): the operation that asked can work with less memory and did. ' +
+      'Only speed may suffer. If the run did fail, the failure is elsewhere in its output.',
+    device,
+    ...(line.rank !== undefined && { rank: line.rank }),
+    numbers: {},
+    fixes: [{ id: 'tf-allow-growth', title: 'If speed matters, leave TensorFlow more of the device: no other process on it, or a larger card', rationale: 'The warning means a faster algorithm needed more memory than was free.' }],
+  };
+}
 const GMP = /GNU MP: Cannot allocate memory \(size=(\d+)\)/;
 const MLX = /\[(?:malloc_or_wait|metal::malloc)\] Unable to allocate (\d+) bytes/;
 const NPP = /\bNPP_MEMORY_ALLOCATION_ERR\b|\bDevice allocation error\b/;
@@ -854,6 +884,8 @@ export const namedOom: Signature = {
       if (!/NPP_MEMORY_ALLOCATION_ERR/.test(text) && !/\bNPP\b|NPPException/.test(joinNext(line, 3) + (line.previous(1) ?? '') + (line.previous(2) ?? ''))) return undefined;
       return finding('NPP could not allocate device memory (NPP_MEMORY_ALLOCATION_ERR)', 'cuda', false, {});
     }
+    const short = BFC_NOT_A_FAILURE.exec(text);
+    if (short) return bfcShortWarning(line, short[1]!, Number(short[2]));
     const bfc = BFC.exec(text);
     if (bfc) {
       if (/not a failure/.test(text)) return undefined;

@@ -87,10 +87,12 @@ const FREE_MEM = new RegExp(String.raw`Available Free mem\s*:\s*${SIZE}`);
  * out. The seed-000 abort is the same status from a running kernel's queue callback.
  */
 const HSA_API_CHECK = /(?<![A-Za-z])hsa api call failure at\b/;
+/** A status raised from hsa_init() itself, its call in the traceback above (tinygrad's `check(hsa.hsa_init())`): the same failed start. */
+const HSA_INIT_CALL = /\bhsa_init\(\)/;
 
 function hsaStartupFailure(line: LineView): Finding | undefined {
-  let check = HSA_API_CHECK.test(line.content);
-  for (let k = 1; k <= 3 && !check; k++) check = HSA_API_CHECK.test(line.previous(k) ?? '');
+  let check = HSA_API_CHECK.test(line.content) || HSA_INIT_CALL.test(line.content);
+  for (let k = 1; k <= 3 && !check; k++) check = HSA_API_CHECK.test(line.previous(k) ?? '') || HSA_INIT_CALL.test(line.previous(k) ?? '');
   if (!check) return undefined;
   const status = /HSA_STATUS_ERROR\w*/.exec(line.content)?.[0] ?? 'an HSA error';
   return {
