@@ -257,7 +257,8 @@ const FLOORS = {
   blind49: { kind: 15 / 17, exact: 9 / 10 },
   // First run kind 139/150, exact 139/159; after its classes were filled (triage-blind50.test.ts): kind 148/150, exact 148/159.
   blind50: { kind: 148 / 150, exact: 148 / 159 },
-  blind51: { kind: 131 / 150, exact: 123 / 152 },
+  // First run kind 131/150, exact 123/152; after its classes were filled (triage-blind51.test.ts): kind 148/150, exact 136/152.
+  blind51: { kind: 148 / 150, exact: 136 / 152 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

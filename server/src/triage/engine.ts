@@ -114,6 +114,12 @@ function cleanLine(decoded: string): string {
   let line = decoded;
   if (line.endsWith('\r')) line = line.slice(0, -1);
   if (line.includes('\x1b')) line = line.replace(ANSI, '');
+  // A Markdown quote's marker on a log pasted into an issue or a chat ("> RuntimeError: …", ">   File …"); not Python's
+  // prompt (">>> ").
+  if (line.charCodeAt(0) === 62 && line.charCodeAt(1) !== 62) line = line.slice(line.charCodeAt(1) === 32 ? 2 : 1);
+  // An inline code span's backticks around a pasted log, left on its first and last lines ("`Load model", "Killed`").
+  if (line.charCodeAt(0) === 96 && line.charCodeAt(1) !== 96) line = line.slice(1);
+  if (line.charCodeAt(line.length - 1) === 96 && line.charCodeAt(line.length - 2) !== 96) line = line.slice(0, -1);
   return line;
 }
 

@@ -225,7 +225,8 @@ const ggmlAbort: Signature = {
   needles: ['out of memory'],
   match(line) {
     const error = GGML_ERROR.exec(line.content);
-    const device = GGML_DEVICE.exec(unlogged(line.next(1)));
+    // A paste with a blank line after every line (a console copied through a renderer) has the device line two down.
+    const device = GGML_DEVICE.exec(unlogged(line.next(1))) ?? (unlogged(line.next(1)).trim() === '' ? GGML_DEVICE.exec(unlogged(line.next(2))) : null);
     if (!error || !/out of memory/.test(error[2]!)) return undefined;
     // Without the "current device" line (a log cut right after the error), ggml's own source in the old format ("CUDA error 2 at
     // /path/ggml-cuda.cu:4856: out of memory", CUDA_CHECK then exit(1)) or its backend's names in the load log above ("CUDA0 KV
@@ -817,6 +818,8 @@ const EARLIER_OOM_LINES = 6;
  * just before (libtorch programs such as dorado log the OOM, empty the cache and retry) is the
  * error that escaped, and that message's verdict becomes this abort.
  */
+/** Device allocators' own exception types, which say what failed when the what() line is cut off: Paddle's and thrust's. */
+const DEVICE_BAD_ALLOC = /instance of '(?:paddle::memory::allocation::BadAlloc|thrust::system::detail::bad_alloc)'/;
 const terminateOom: Signature = {
   id: 'cuda-terminate-oom',
   platform: 'cuda',
@@ -826,7 +829,7 @@ const terminateOom: Signature = {
     // std::bad_alloc is operator new failing on the host (cpu.ts); device allocators throw their own types.
     if (/Watchdog caught/.test(text) || /instance of 'std::bad_alloc'/.test(line.content)) return undefined;
     let takesOverLines: number[] | undefined;
-    if (!/out of memory/i.test(text)) {
+    if (!/out of memory/i.test(text) && !DEVICE_BAD_ALLOC.test(line.content)) {
       if (!text.includes(TORCHSCRIPT_WRAPPER)) return undefined;
       if (!/out of memory/i.test(joinNext(line, 12))) {
         const k = [...Array(EARLIER_OOM_LINES).keys()].map((i) => i + 1).find((i) => /out of memory/i.test(line.previous(i) ?? ''));
@@ -946,6 +949,7 @@ function libraryStatusAdvice(status: string): { meaning: string; fixes: Fix[] } 
  * CUBLAS_STATUS_NOT_INITIALIZED, ... Not memory failures as reported, though a handle created on a
  * full device can fail with a generic status, so the advice says how to rule that out.
  */
+const CUDA_DEVICE_OOM_NEAR = /\bCUDA_ERROR_OUT_OF_MEMORY\b|\bCUDA out of memory\b|\bcudaErrorMemoryAllocation\b/;
 const libraryStatus: Signature = {
   id: 'cuda-library-status',
   platform: 'cuda',
@@ -954,6 +958,10 @@ const libraryStatus: Signature = {
     const m = /\b(CUDNN|CUBLAS|CUSOLVER|CUSPARSE)_STATUS_([A-Z0-9_]+)/.exec(line.content);
     if (!m || m[2] === 'SUCCESS') return undefined;
     const library = { CUDNN: 'cuDNN', CUBLAS: 'cuBLAS', CUSOLVER: 'cuSOLVER', CUSPARSE: 'cuSPARSE' }[m[1] as 'CUDNN' | 'CUBLAS' | 'CUSOLVER' | 'CUSPARSE'];
+    // A handle that could not be created beside the device's allocations failing ("failed to create cublas handle:
+    // CUBLAS_STATUS_NOT_INITIALIZED" among TensorFlow's "failed to allocate 32.00M (33554432 bytes) from device:
+    // CUDA_ERROR_OUT_OF_MEMORY" lines): the library found no memory for it; the out-of-memory line is the failure.
+    if (/^(?:NOT_INITIALIZED|INTERNAL_ERROR)$/.test(m[2]!) && [-8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8].some((k) => CUDA_DEVICE_OOM_NEAR.test((k < 0 ? line.previous(-k) : line.next(k)) ?? ''))) return undefined;
     const advice = libraryStatusAdvice(m[2]!);
     // onnxruntime's "GPU=N"; an application's check that prints the device ("…(CUBLAS_STATUS_NOT_INITIALIZED), device index: 7").
     const named = ORT_DEVICE.exec(line.content) ?? /\bdevice(?: index| id)?\s*[:=]\s*(\d+)\b/i.exec(line.content);
@@ -1402,6 +1410,8 @@ const paddleOom: Signature = {
   match(line) {
     const m = PADDLE.exec(joinNext(line, 1));
     if (!m || (m[1] !== 'GPU' && m[1] !== 'NPU')) return undefined;
+    // Under a fatal log (glog's "*** Check failure stack trace: ***" after the message's lines) the process aborted on it.
+    const aborted = endsProcessAfter(line, 12);
     const numbers: Finding['numbers'] = {};
     const requested = toBytes(m[3]!, m[4]!);
     const allocated = m[5] !== undefined ? toBytes(m[5], m[6]!) : undefined;
@@ -1413,12 +1423,12 @@ const paddleOom: Signature = {
     return {
       signature: 'paddle-out-of-memory',
       role: 'failure',
-      kind: 'catchable-oom',
+      kind: aborted ? 'runtime-abort' : 'catchable-oom',
       platform: m[1] === 'NPU' ? 'npu' : 'cuda',
-      catchable: true,
-      summary: `PaddlePaddle out of memory on ${m[1]} ${device}: ${formatBytes(requested ?? 0)} requested` + (free !== undefined ? `, ${formatBytes(free)} available` : ''),
+      catchable: !aborted,
+      summary: `${aborted ? 'Process aborted: ' : ''}PaddlePaddle out of memory on ${m[1]} ${device}: ${formatBytes(requested ?? 0)} requested` + (free !== undefined ? `, ${formatBytes(free)} available` : ''),
       explanation:
-        'Paddle\'s allocator could not get device memory for the request (raised as ResourceExhaustedError). ' +
+        (aborted ? 'Paddle\'s allocator could not get device memory for the request, and the process aborted on the error (a fatal log). ' : 'Paddle\'s allocator could not get device memory for the request (raised as ResourceExhaustedError). ') +
         (free !== undefined && requested !== undefined && free < requested / 2 ? 'Almost nothing was left on the device: check for other processes on it, then the batch size.' : 'The live tensors at this point do not fit.'),
       device,
       ...(line.rank !== undefined && { rank: line.rank }),

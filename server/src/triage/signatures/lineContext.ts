@@ -45,9 +45,9 @@ const UNCAUGHT = /terminating due to uncaught exception|terminate called after t
 /**
  * What a process prints as it ends on an error nothing handled: an uncaught exception's report (UNCAUGHT), Open MPI's
  * banner for MPI_Abort (a check that aborts every rank on a failed call: mpi4jax's), the shell's or the C library's
- * abort report.
+ * abort report, glog's banner before it aborts on a fatal log ("*** Check failure stack trace: ***").
  */
-const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called`);
+const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\*\*\* Check failure stack trace: \*\*\*`);
 /**
  * glog's FATAL line ("F0611 19:40:24.593505 …", TensorFlow's "… F tensorflow/…/cuda_gpu_executor.cc:881] Check failed:
  * module != nullptr"), after which glog aborts: it ends the process on the failure right above it only (a fatal check a

@@ -63,7 +63,8 @@ export const oomException: Signature = {
     const requested = REQUESTED.exec(message ?? line.content) ?? (message === undefined && /^\s*Tried to allocate /.test(next) ? REQUESTED.exec(next) : null);
     // torch.OutOfMemoryError is every backend's type since PyTorch 2.5; the word before "out of memory" in its
     // message names the backend (torch_npu's "NPU out of memory.", "XPU out of memory.", "HIP out of memory.").
-    const named = /\b(NPU|XPU|HIP|MPS(?: backend)?|CUDA) out of memory/.exec(message ?? line.content)?.[1];
+    // A message cut inside those words ("torch.OutOfMemoryError: HIP out o") still has the backend's word in front.
+    const named = /\b(NPU|XPU|HIP|MPS(?: backend)?|CUDA) out(?: of memory|(?: o(?:f(?: \w*)?)?)?\s*$)/.exec(message ?? line.content)?.[1];
     const bytes = requested ? toBytes(requested[1]!, requested[2]!) : undefined;
     const type = `${m[1]}.OutOfMemoryError`;
     const replica = REPLICA.exec(message ?? line.content);

@@ -43,7 +43,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'E[A-Z]\\d{4}: ', 'ERR\\d{5} ', 'Java Virtual Machine', 'Program will exit', 'matching distribution', 'satisfies the requirement', 'ailed building wheel',
   'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -\\d',
   // Host kills and allocation failures no hot anchor reads (cpu.ts tailHostKill, tailAllocFailure below; cuda.ts tailGgmlLoadFailure).
-  'Tasks state \\(memory', 'low on resource', 'Signals\\.SIGKILL', 'unable to allocate (?:\\w+ )?buffer', 'llama runner exited', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate \\d+ B ',
+  'Tasks state \\(memory', 'low on resource', 'Signals\\.SIGKILL', 'unable to allocate (?:\\w+ )?buffer', 'llama runner exited', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate (?:\\d+|\\{\\}) B ', 'allocated circular buffers',
   // Parents reporting a child's end (Node's child_process 'exit' event, launchd's stop timeout), DataLoader's worker signal handler.
   'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in (?:DataLoader )?worker',
   // Host kills told by a compiler driver, a parent's exit status 137, Slurm's cgroup plugin, the OOM killer's stack (cpu.ts tailHostKill).
@@ -177,6 +177,11 @@ const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s
  * Exceptions a launcher raises about a worker that is already dead; subprocess's CalledProcessError ("Command '[…]' returned
  * non-zero exit status 1.") is the parent's report of a child that exited, as torch.distributed.launch before torchrun raised it.
  */
+/** The first words of "CUDA out of memory" / "HIP out of memory", cut anywhere after "ou". */
+const cutOomMessage = (message: string): boolean => {
+  const words = message.trim();
+  return /^(?:CUDA|HIP) ou/.test(words) && (`CUDA out of memory`.startsWith(words) || `HIP out of memory`.startsWith(words));
+};
 const LAUNCHER_EXCEPTION = /^(?:ChildFailedError|SignalException|ProcessRaisedException|ProcessExitedException|CalledProcessError)$/;
 /**
  * vLLM's logger prefix on an error line (vllm/logger.py _FORMAT "%(levelname)s %(asctime)s [%(filename)s:%(lineno)d] ",
@@ -695,6 +700,19 @@ export const otherFailure: Signature = {
       const raisedAbove = /^\s*(?:assert\b|raise\b)/.test(line.previous(1) ?? '');
       if (!header && ex[3] === undefined && type !== 'ChildFailedError' && !raisedAbove && line.frames().length === 0) return undefined;
       if (/Warning$/.test(type)) return undefined;
+      // PyTorch's out-of-memory message cut inside its first words where the paste or the excerpt ends ("RuntimeError: CUDA
+      // ou", "… CUDA out o"): nothing else it could say starts so.
+      if (ex[3] !== undefined && cutOomMessage(ex[3]) && [1, 2, 3].every((k) => (line.next(k) ?? '').trim() === '')) {
+        const hip = ex[3].startsWith('HIP');
+        const f = notOomFinding(line, 2, quote(text), true, [shrinkPeak()]);
+        return {
+          ...f,
+          kind: 'catchable-oom',
+          platform: hip ? 'rocm' : 'cuda',
+          summary: `${hip ? 'HIP' : 'CUDA'} out of memory (the message is cut off after "${ex[3].trim()}")`,
+          explanation: `The log ends inside the first words of PyTorch's out-of-memory message, raised as ${ex[1]}: the program could have caught it. The sizes were cut off with the rest.`,
+        };
+      }
       // IPython's header starts the traceback; its frames are the lines below it.
       const headerFrames = header ? ipythonFrames(line) : undefined;
       if (type === 'ResourceExhaustedError') {

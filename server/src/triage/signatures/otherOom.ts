@@ -57,7 +57,13 @@ const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|preve
  * the run. One list for the readings whose words alone would otherwise make a failure of such a line.
  */
 export const WENT_ON_INSTEAD = /\b(?:falling back|fall back|retrying|using regular|skipping|offload\w*)\b/i;
-const ABORTS_HERE = /^\s*F\d{4} |(?<!InternalError: )Check failed|\bProgram [Tt]erminated\b|^\s*\[torch_memory_saver\.cpp\] \w+ error\b/;
+const ABORTS_HERE = /^\s*F\d{4} |Check failed|\bProgram [Tt]erminated\b|^\s*\[torch_memory_saver\.cpp\] \w+ error\b/;
+/**
+ * A failed check the framework raised into Python instead of aborting: the line starts with the exception ("mxnet.base.
+ * MXNetError: [17:13:00] src/operator/…: Check failed: err == cudaSuccess (2 vs. 0) … ErrStr:out of memory", dmlc's CHECK throws
+ * dmlc::Error; TVM's "…/cuda_device_api.cc:129: InternalError: Check failed: …", behind its source location).
+ */
+const RAISED_CHECK = /^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): .*\bCheck failed\b|\bInternalError: Check failed\b/;
 /** A request the line prints: "tried to reallocate 11GB", "Error allocating 33554432 bytes", "Cannot allocate 1.5GB". */
 /** ggml's Vulkan backend ("ggml_vulkan: Device memory allocation of size 638668800 failed."): the bytes it asked for. */
 const SIZED_ALLOCATION_FAILED = /\b[Mm]emory allocation of size (\d+) failed\b/;
@@ -231,12 +237,27 @@ export function devicePlatformNear(line: LineView, back = 30): Platform {
  * Tenstorrent tt-metal's bank allocator's message ("Out of Memory: Not enough space to allocate N B DRAM buffer across 12
  * banks, …"), with up to three lines it was wrapped onto joined: the match and the joined text, or undefined.
  */
-const TT_METAL_OOM_HEAD = /\bOut of Memory: Not enough space to allocate \d+ B \w+ buffer\b/;
+const TT_METAL_OOM_HEAD = /\bOut of Memory: Not enough space to allocate (?:\d+|\{\}) B (?:\w+|\{\}) buffer\b/;
 const TT_METAL_OOM = /\bOut of Memory: Not enough space to allocate (\d+) B (\w+) buffer\s+across (\d+) banks/;
+
+/**
+ * Older builds printed the format string and then its arguments, one a line ("… allocate {} B {} buffer across {} banks,
+ * where each bank needs to store {} B" over "148897792", "DRAM", "8", "18612224"): the arguments go back into their places.
+ */
+function withTtArguments(line: LineView): string {
+  let k = 1;
+  return line.content.replace(/\{\}/g, (hole) => {
+    const arg = line.next(k)?.trim();
+    if (arg === undefined || !/^\w+$/.test(arg)) return hole;
+    k++;
+    return arg;
+  });
+}
 
 export function ttMetalOom(line: LineView): { match: RegExpExecArray; text: string } | undefined {
   if (!TT_METAL_OOM_HEAD.test(line.content)) return undefined;
-  const text = [line.content, line.next(1) ?? '', line.next(2) ?? '', line.next(3) ?? ''].join(' ');
+  const head = line.content.includes('{}') ? withTtArguments(line) : line.content;
+  const text = [head, line.next(1) ?? '', line.next(2) ?? '', line.next(3) ?? ''].join(' ');
   const match = TT_METAL_OOM.exec(text);
   return match ? { match, text } : undefined;
 }
@@ -342,7 +363,7 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   const minerCheck = (GPU_PREFIX.test(text) && MINER_CHECK_FILE.test(line.next(1) ?? '')) || GPU_N_ASSERT.test(text);
   const gpuAssert = GPU_ASSERT.test(text) || HANDLE_ERROR.test(text) || minerCheck;
   if ((!FAILURE_WORDS.test(text) && !luaError && !continued && !gpuAssert && !atEnd) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
-  let aborts = ABORTS_HERE.test(text) || gpuAssert;
+  let aborts = (ABORTS_HERE.test(text) && !RAISED_CHECK.test(text)) || gpuAssert;
   if (!aborts && endsProcessAfter(line, 4)) aborts = true;
   // MuJoCo's default error handler (mju_error without a user handler: "ERROR: mj_…", then "Press Enter to exit ...", then
   // exit(1)); not a script's own input("Press Enter to exit") after an exception it caught.
@@ -803,12 +824,14 @@ const GGML_POOL = /\bnot enough space in the (?:context's|scratch) memory pool \
  */
 const PHP_MEMORY = /\bFatal error: +(?:Allowed memory size of (\d+) bytes exhausted(?: \(allocated (\d+)\))?|Out of memory \(allocated (\d+)\)) \(tried to allocate (\d+) bytes\)/;
 const GGML_NO_BUFFER = /\bGGML_ASSERT: \S+: ctx->mem_buffer != NULL\b/;
+/** Theano's old GPU backend (cuda_ndarray.cu): "CudaNdarray_ZEROS: allocation failed." when device_malloc returned NULL, raised as RuntimeError/MemoryError. */
+const THEANO_CUDANDARRAY = /\bCudaNdarray_\w+: allocation failed\b/;
 
 export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate'],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', ': allocation failed'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -875,6 +898,7 @@ export const namedOom: Signature = {
     }
     const pool = GGML_POOL.exec(text);
     if (pool) return finding(`ggml's ${/scratch/.test(text) ? 'scratch' : 'context'} memory pool was too small for a tensor`, 'cpu', true, { requestedBytes: Number(pool[1]), freeBytes: Number(pool[2]) });
+    if (THEANO_CUDANDARRAY.test(text)) return finding("Theano's GPU backend could not allocate a CudaNdarray", 'cuda', false, {});
     if (GGML_NO_BUFFER.test(text)) return finding("ggml could not allocate its context's buffer (malloc returned NULL)", 'cpu', true, {});
     const gmp = GMP.exec(text);
     if (gmp) return finding('GNU MP could not allocate memory for a number and aborted', 'cpu', true, { requestedBytes: Number(gmp[1]) });

@@ -83,6 +83,15 @@ const OPENCL_CONTEXT = /\bOpenCL\b|\bCL_[A-Z]|\(-5\)/i;
 const OPENVINO_OUT_OF_RESOURCES = /\[GPU\] (?:cl[A-Z]\w*, error code: -5\b|out of GPU resources\b)/;
 const TT_METAL_BANK_STATE = /\(allocated: (\d+) B, free: (\d+) B, largest free block: \d+ B\)/;
 /**
+ * tt-metal's check that a program's static circular buffers fit a core's L1 (program.cpp validate_circular_buffer_region,
+ * TT_THROW, a RuntimeError in Python): "Statically allocated circular buffers on core range [(x=0,y=0) - (x=7,y=7)] grow to
+ * 1741152 B which is beyond max L1 size of 1499136 B" (the buffers' size as the request, L1 as the limit), or "… in program
+ * 2282 clash with L1 buffers on core range […]. L1 buffer allocated at 1563072 and static circular buffer region ends at
+ * 1601536" (the L1 buffers already placed leave the circular buffers no room; addresses, not sizes). L1 ran out either way.
+ */
+const TT_CB_BEYOND_L1 = /\bStatically allocated circular buffers on core range .*? grow to (\d+) B which is beyond max L1 size of (\d+) B/;
+const TT_CB_CLASH = /\bStatically allocated circular buffers in program \d+ clash with L1 buffers\b/;
+/**
  * MLX's Metal allocator refusing one buffer over the device's largest (MTLDevice.maxBufferLength): "[metal::malloc]
  * Attempting to allocate N bytes which is greater than the maximum allowed buffer size of M bytes." (older builds
  * without the prefix). Like MPS's "Invalid buffer size" and XPU's 4 GB block limit, a request the allocator refused:
@@ -186,7 +195,7 @@ function allocFailure(
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Could not reserve enough space', 'insufficient memory for the Java Runtime', 'CUresult error', 'Cuda Error in ', 'code=2 "', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources', '[GPU] cl', '[GPU] out of GPU resources'],
+  needles: ['Could not reserve enough space', 'insufficient memory for the Java Runtime', 'CUresult error', 'Cuda Error in ', 'code=2 "', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'allocated circular buffers', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources', '[GPU] cl', '[GPU] out of GPU resources'],
   match(line) {
     if (JVM_CANNOT_START.test(line.content)) {
       return allocFailure(line, {
@@ -440,6 +449,22 @@ export const tailAllocFailure: Signature = {
         explanation: 'Tenstorrent\'s tt-metal allocator found no free range in the device\'s banks for the buffer and threw an exception (a RuntimeError in Python) the program could have caught.',
         numbers: { requestedBytes: requested, ...(state && { allocatedBytes: Number(state[1]), freeBytes: Number(state[2]) }) },
         fixes: [shrinkPeak('the tensors placed in device DRAM/L1 (batch, sequence length, sharding)')],
+      });
+    }
+    const cbBeyond = TT_CB_BEYOND_L1.exec(line.content);
+    if (cbBeyond || TT_CB_CLASH.test(line.content)) {
+      const near = platformNear(line);
+      return allocFailure(line, {
+        kind: 'catchable-oom',
+        platform: near === 'cpu' ? 'xla-tpu' : near,
+        summary: cbBeyond
+          ? `Out of memory: a tt-metal program's circular buffers need ${formatBytes(Number(cbBeyond[1]))} of L1, over the ${formatBytes(Number(cbBeyond[2]))} a core has`
+          : "Out of memory: a tt-metal program's circular buffers clash with buffers already in L1",
+        explanation: cbBeyond
+          ? 'The circular buffers a program allocates statically on each core did not fit in the core\'s L1 SRAM; tt-metal checked it when the program was set up and threw an exception (a RuntimeError in Python) the program could have caught.'
+          : 'The L1 buffers already allocated (tensors placed in L1) leave too little room for the program\'s static circular buffers; tt-metal threw an exception (a RuntimeError in Python) the program could have caught.',
+        numbers: cbBeyond ? { requestedBytes: Number(cbBeyond[1]), allowedBytes: Number(cbBeyond[2]) } : {},
+        fixes: [shrinkPeak('what the op keeps in L1: smaller blocks or tiles per core, fewer buffers per core, or tensors in DRAM instead of L1')],
       });
     }
     const vk = VULKAN_OOM.exec(line.content);
