@@ -263,7 +263,8 @@ const FLOORS = {
   blind50: { kind: 148 / 150, exact: 148 / 159 },
   // First run kind 131/150, exact 123/152; after its classes were filled (triage-blind51.test.ts): kind 148/150, exact 136/152.
   blind51: { kind: 148 / 150, exact: 136 / 152 },
-  blind52: { kind: 124 / 150, exact: 236 / 264 },
+  // First run kind 124/150, exact 236/264; after its classes were filled (triage-blind52.test.ts): kind 142/150, exact 244/264.
+  blind52: { kind: 142 / 150, exact: 244 / 264 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

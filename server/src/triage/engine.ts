@@ -343,7 +343,8 @@ export class TriageEngine {
     // A not-oom failure whose nearby lines name no accelerator takes the one the rest of the retained
     // tail names (a CUDA device banner, frames under torch/cuda or torch_npu, the launcher's GPU list).
     // Not for a host process's own crash (a DataLoader worker's), which is on the host whatever device the run uses.
-    if ((chosen.finding.signature === 'other-failure' || chosen.finding.signature === 'stated-failure') && chosen.finding.platform === 'cpu' && chosen.finding.facts?.hostProcess === undefined) {
+    // Nor for the host's own memory running out (Windows' commit limit), which is on the host too.
+    if ((chosen.finding.signature === 'other-failure' || chosen.finding.signature === 'stated-failure') && chosen.finding.kind === 'not-oom' && chosen.finding.platform === 'cpu' && chosen.finding.facts?.hostProcess === undefined) {
       const named = namedPlatform(ascii);
       if (named !== undefined) chosen.finding.platform = named;
     }

@@ -491,10 +491,10 @@ const kernelOomKill: Signature = {
 
 /**
  * The end of a progress bar as tqdm draws it: "| 331/1063 [01:06<03:59,  3.06it/s]" or, without a
- * total, "331it [01:06, 3.06it/s]". The bar ends without a line break, so the shell's report of the
- * kill lands right after it on the same line.
+ * total, "331it [01:06, 3.06it/s]", and as mmcv's ProgressBar does: "… 1.5 task/s, elapsed: 673s, ETA:  2621s". The bar ends
+ * without a line break, so the shell's report of the kill lands right after it on the same line.
  */
-const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]$/;
+const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]$|\belapsed: \d+s, ETA: +\d+s$/;
 
 /**
  * How shells report a job killed by SIGKILL, at the end of a line: bash's "Killed" (its
@@ -637,7 +637,7 @@ const dataLoaderWorkers = {
 const launcherKill: Signature = {
   id: 'launcher-sigkill',
   platform: 'cpu',
-  needles: ['exitcode: -9', 'exitcode  : -9', 'Signal 9 (SIGKILL)', 'exit code 137', 'exit code: 137', 'exit code (137)', 'exited with code 137', 'return code = -9', 'code -9', 'code: -9', 'oom_kill event', 'OUT_OF_MEMORY', 'cgroup out-of-memory', 'OOMKilled', 'Exited (137)', "result 'oom-kill'", 'killed by the OOM killer'],
+  needles: ['signal: killed', 'exitcode: -9', 'exitcode  : -9', 'Signal 9 (SIGKILL)', 'exit code 137', 'exit code: 137', 'exit code (137)', 'exited with code 137', 'return code = -9', 'code -9', 'code: -9', 'oom_kill event', 'OUT_OF_MEMORY', 'cgroup out-of-memory', 'OOMKilled', 'Exited (137)', "result 'oom-kill'", 'killed by the OOM killer'],
   match(line) {
     const c = line.content;
     // torchrun: "exitcode: -9"; DeepSpeed's launcher: "exits with return code = -9"; shells and containers: 137
@@ -646,10 +646,11 @@ const launcherKill: Signature = {
     // A wrapper may capitalize it: megahit's "[Exit code -9]" for a SIGKILLed child (subprocess returncode).
     // systemd (src/core/unit.c, service.c): "A process of this unit has been killed by the OOM killer." and
     // "Failed with result 'oom-kill'."; docker ps's "Exited (137) 2 minutes ago"; Kubernetes' container status "Reason: OOMKilled" / "reason: OOMKilled" and docker inspect's
-    // "OOMKilled": true (false is the healthy case).
+    // "OOMKilled": true (false is the healthy case). Go's os/exec reports a child ended by SIGKILL as "signal: killed" (ollama:
+    // "llama runner process has terminated: signal: killed").
     // Slurm's job state OUT_OF_MEMORY, not the tail of CUDA_ERROR_OUT_OF_MEMORY.
     const oomKilled = /\bOOMKilled\b(?!"?\s*[:=]\s*false)/.test(c);
-    if (!oomKilled && !/exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? \(?137\b|\bExited \(137\)|Failed with result 'oom-kill'|killed by the OOM killer|(?:[Ee]xit|return) code:? -9\b|return code = -9\b|oom_kill event|\bOUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
+    if (!oomKilled && !/\bsignal: killed\b|exitcode\s*: -9|Signal 9 \(SIGKILL\)|exit(?:ed with)? code:? \(?137\b|\bExited \(137\)|Failed with result 'oom-kill'|killed by the OOM killer|(?:[Ee]xit|return) code:? -9\b|return code = -9\b|oom_kill event|\bOUT_OF_MEMORY|cgroup out-of-memory/.test(c)) return undefined;
     let rank: number | undefined;
     // torchrun's failure table with its rows run together (a rendered table copied as text: "rank2 (local rank: 2)exitcode:
     // -9 (pid: 36071)") still has the global rank before the local one.

@@ -1403,11 +1403,31 @@ const tfPinnedHost: Signature = {
  */
 const PADDLE = new RegExp(String.raw`Out of memory error on (GPU|NPU|XPU|MLU|\w+) (\d+)\. Cannot allocate ${SIZE} (?:GPU )?memory(?: on \w+ \d+)?(?:,(?: ${SIZE} memory has been allocated and)? available memory is(?: only)?\s+${SIZE})?`);
 
+/** Paddle 1.x's GPU allocator check ("paddle.fluid.core.EnforceNotMet: enforce allocating <= available failed, 10513462067 > 1369702144"). */
+const PADDLE_ENFORCE = /\benforce allocating <= available failed, (\d+) > (\d+)/;
+
 const paddleOom: Signature = {
   id: 'paddle-out-of-memory',
   platform: 'cuda',
-  needles: ['Out of memory error on '],
+  needles: ['Out of memory error on ', 'allocating <= available'],
   match(line) {
+    const enforce = PADDLE_ENFORCE.exec(line.content);
+    if (enforce) {
+      const requested = Number(enforce[1]);
+      const free = Number(enforce[2]);
+      return {
+        signature: 'paddle-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: 'cuda',
+        catchable: true,
+        summary: `PaddlePaddle out of GPU memory: ${formatBytes(requested)} requested, ${formatBytes(free)} available`,
+        explanation: 'Paddle 1.x\'s GPU allocator checked the request against the memory left on the device and raised EnforceNotMet, which the program could have caught.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: { requestedBytes: requested, freeBytes: free },
+        fixes: [shrinkPeak()],
+      };
+    }
     const m = PADDLE.exec(joinNext(line, 1));
     if (!m || (m[1] !== 'GPU' && m[1] !== 'NPU')) return undefined;
     // Under a fatal log (glog's "*** Check failure stack trace: ***" after the message's lines) the process aborted on it.

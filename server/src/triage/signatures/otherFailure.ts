@@ -23,7 +23,7 @@
 import type { Fix, SourceFrame } from '../../protocol';
 import { CUT_FRAME_HEAD, framesOf, ipythonFrames, isTracebackBody } from '../frames';
 import { SIZE, toBytes } from '../sizes';
-import { debugAsync, hostMemory, shrinkPeak } from '../fixes';
+import { debugAsync, findTheRootRank, hostMemory, shrinkPeak } from '../fixes';
 import { caffe2Device, ORT_DEVICE, trailingDevice } from './lineContext';
 import { CANN_CODE, CUDA_GDB_EXCEPTION, nativeFailure, quote } from './nativeFailure';
 import { luaFrames, MINER_CHECK_FILE, platformNear } from './otherOom';
@@ -33,7 +33,7 @@ import type { Finding, LineView, Signature } from './types';
 const TASK_ROW_ANCHOR = String.raw`\[ *\d+\] +\d+ +\d+ +\d+ +\d+ +\d+`;
 
 /** The tail pass's prefilter (over the ASCII view of the retained tail). */
-export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'return code', 'SIGTERM', 'death signal', 'BAD TERMINATION', TASK_ROW_ANCHOR, 'container oom ',
+export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate called', 'Abort', 'SIGABRT', 'Segmentation fault', 'Check failed', 'Fatal Python', 'exit code', 'exitcode', 'exitCode', 'return code', 'SIGTERM', 'death signal', 'BAD TERMINATION', TASK_ROW_ANCHOR, 'container oom ',
   'Traceback \\(most', 'SIGSEGV', 'SIGILL', 'SIGBUS', 'SIGFPE', 'signal 11', 'CUDA_ERROR_', 'double free', 'corrupt', 'c0000', 'C0000', ':FATAL:', '5070', 'CUDA ERROR', 'CUDA error', 'CUDA failure', '\\.cu\\b', 'does not fit on the devices', 'Total hbm usage', 'signal sigkill', 'IOAF code', 'To enable traceback see', '\\.cc:\\d+ -> [1-6]\\b', 'page fault', 'PROTECTION_FAULT', 'NVRM: ', 'ring \\S+ timeout',
   // Crash reports of shells and runtimes, CUDA/NVIDIA tooling, CANN and torch_npu codes, the JVM launcher, pip.
   'Floating point exception', 'Illegal instruction', 'zsh: (?:abort|segmentation|floating|illegal|bus)', 'LLVM ERROR', 'panicked at',
@@ -43,7 +43,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'E[A-Z]\\d{4}: ', 'ERR\\d{5} ', 'Java Virtual Machine', 'Program will exit', 'matching distribution', 'satisfies the requirement', 'ailed building wheel',
   'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -\\d',
   // Host kills and allocation failures no hot anchor reads (cpu.ts tailHostKill, tailAllocFailure below; cuda.ts tailGgmlLoadFailure).
-  'Tasks state \\(memory', 'low on resource', 'Signals\\.SIGKILL', 'unable to allocate (?:\\w+ )?buffer', 'llama runner exited', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate (?:\\d+|\\{\\}) B ', 'allocated circular buffers',
+  'Tasks state \\(memory', 'low on resource', 'Signals\\.SIGKILL', 'unable to allocate (?:\\w+ )?buffer', 'llama runner exited', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate (?:\\d+|\\{\\}) B ', 'allocated circular buffers', 'store based barrier',
   // Parents reporting a child's end (Node's child_process 'exit' event, launchd's stop timeout), DataLoader's worker signal handler.
   'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in (?:DataLoader )?worker',
   // Host kills told by a compiler driver, a parent's exit status 137, Slurm's cgroup plugin, the OOM killer's stack (cpu.ts tailHostKill).
@@ -177,6 +177,8 @@ const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s
  * Exceptions a launcher raises about a worker that is already dead; subprocess's CalledProcessError ("Command '[…]' returned
  * non-zero exit status 1.") is the parent's report of a child that exited, as torch.distributed.launch before torchrun raised it.
  */
+const E_OUTOFMEMORY = /(?<![\w-])(?:-2147024882|0x8007000[Ee])\b/;
+const WINDOWS_COMMIT_LIMIT = /\[WinError 1455\]|\bThe paging file is too small for this operation to complete\b/;
 /** The first words of "CUDA out of memory" / "HIP out of memory", cut anywhere after "ou". */
 const cutOomMessage = (message: string): boolean => {
   const words = message.trim();
@@ -700,6 +702,32 @@ export const otherFailure: Signature = {
       const raisedAbove = /^\s*(?:assert\b|raise\b)/.test(line.previous(1) ?? '');
       if (!header && ex[3] === undefined && type !== 'ChildFailedError' && !raisedAbove && line.frames().length === 0) return undefined;
       if (/Warning$/.test(type)) return undefined;
+      // Windows refusing to commit memory (ERROR_COMMITMENT_LIMIT, 1455: "[WinError 1455] The paging file is too small for this
+      // operation to complete", in the system's language), raised as OSError, typically while torch maps its CUDA DLLs in each
+      // DataLoader worker: the host's RAM plus paging file ran out.
+      if (WINDOWS_COMMIT_LIMIT.test(text)) {
+        const f = notOomFinding(line, 2, quote(text), true, [hostMemory]);
+        return {
+          ...f,
+          kind: 'catchable-oom',
+          platform: 'cpu',
+          summary: 'Host out of memory: Windows could not commit memory (WinError 1455, the paging file is too small)',
+          explanation: `The program received ${ex[1]}: Windows had no commit left (RAM plus the paging file) for what it asked, often the CUDA libraries torch maps into every worker process. It could have caught it.`,
+          fixes: [hostMemory, { id: 'windows-paging-file', title: 'Let Windows grow the paging file (System properties > Advanced > Virtual memory), or start fewer DataLoader workers', rationale: 'Each worker process maps torch\'s CUDA libraries and commits memory for them.' }],
+        };
+      }
+      // Windows' E_OUTOFMEMORY HRESULT (0x8007000E, -2147024882 as a signed int) in the message of an exception, as torch-directml
+      // raises it ("RuntimeError: Unknown error -2147024882" under "DML allocator out of memory!") and Windows ML and ONNX
+      // Runtime's DirectML provider return it.
+      if (ex[3] !== undefined && E_OUTOFMEMORY.test(ex[3])) {
+        const f = notOomFinding(line, 2, quote(text), true, [shrinkPeak()]);
+        return {
+          ...f,
+          kind: 'catchable-oom',
+          summary: 'Out of memory: Windows returned E_OUTOFMEMORY (0x8007000E)' + (/\bDML\b|directml/i.test([1, 2, 3, 4, 5, 6].map((k) => line.previous(k) ?? '').join('\n')) ? ' from DirectML' : ''),
+          explanation: `The program received ${ex[1]} carrying E_OUTOFMEMORY, Windows' status for an allocation that did not fit (DirectML's device heap, or the host's memory); it could have caught it.`,
+        };
+      }
       // PyTorch's out-of-memory message cut inside its first words where the paste or the excerpt ends ("RuntimeError: CUDA
       // ou", "… CUDA out o"): nothing else it could say starts so.
       if (ex[3] !== undefined && cutOomMessage(ex[3]) && [1, 2, 3].every((k) => (line.next(k) ?? '').trim() === '')) {
@@ -1016,6 +1044,43 @@ export const tailHbmReport: Signature = {
   },
 };
 
+/**
+ * torch.distributed's store-based barrier when a process group is created (distributed_c10d.py _store_based_barrier): each
+ * rank adds itself to a counter in the store and waits for all of them, logging "Waiting in store based barrier to initialize
+ * process group for rank: 0, key: store_based_barrier_key:1 (world_size=4, worker_count=2, timeout=0:30:00)" and then raising
+ * "Timed out initializing process group in store based barrier on rank: 7, for key: …". A hang at start-up: some rank never
+ * reached init_process_group (it did not start, crashed, or is stuck before it). Read by the tail pass.
+ */
+const STORE_BARRIER = /\b(?:[Tt]imed out initializing process group in|Waiting in) store based barrier\b(?:.*?\b(?:on|for) rank:? (\d+))?/;
+
+export const tailStoreBarrier: Signature = {
+  id: 'store-barrier-timeout',
+  platform: 'cpu',
+  needles: ['store based barrier'],
+  match(line) {
+    const m = STORE_BARRIER.exec(line.content);
+    if (!m) return undefined;
+    const timedOut = /imed out/.test(m[0]);
+    const counts = /\(world_size=(\d+), worker_count=(\d+)/.exec(line.content);
+    return {
+      signature: 'store-barrier-timeout',
+      role: 'timeout',
+      kind: 'hang',
+      platform: platformNear(line),
+      catchable: false,
+      summary: `${timedOut ? 'Timed out' : 'Stuck'} creating the process group: the store-based barrier did not see every rank arrive` + (counts ? ` (world_size=${counts[1]}, worker_count=${counts[2]})` : ''),
+      explanation:
+        'init_process_group waits in the store for every rank to arrive. Some never did: they were not started, crashed before it, or are stuck before ' +
+        'it (loading data or a model, another barrier). This rank gives up after the timeout; the cause is in the other ranks\' output.',
+      ...(m[1] !== undefined && { rank: Number(m[1]) }),
+      numbers: {},
+      fixes: [findTheRootRank, { id: 'launch-all-ranks', title: 'Check that every rank was launched with the same world size, master address and port, and reaches init_process_group', rationale: 'The barrier counts arrivals in the store; a rank that never connects leaves the rest waiting.' }],
+      facts: { tier: 2 },
+      ...(timedOut && { raised: true }),
+    };
+  },
+};
+
 export function chooseFailure<T extends { finding: Finding; line: number }>(found: readonly T[]): T | undefined {
   if (found.length === 0) return undefined;
   const tier = (f: Finding): number => Number(f.facts?.tier ?? 1);
@@ -1023,6 +1088,9 @@ export function chooseFailure<T extends { finding: Finding; line: number }>(foun
   for (const f of found) if (tier(f.finding) === 2) chosen = f;
   const lastCrash = [...found].reverse().find((f) => tier(f.finding) === 1 && CRASH.test(f.finding.summary));
   if (!chosen || (lastCrash && lastCrash.line > chosen.line + 20)) chosen = lastCrash ?? found[found.length - 1]!;
+  // A timeout every rank reports (the store-based barrier's): the first report stands for all, as the hot scan's merged
+  // timeouts keep their first rank.
+  if (chosen.finding.role === 'timeout') chosen = found.find((f) => f.finding.signature === chosen!.finding.signature) ?? chosen;
   // The main process's traceback, cut off right after a DataLoader worker's crash report (its _try_get_data waiting on the
   // dead worker), is that crash's report: the crash is the failure.
   if (chosen.finding.facts?.cutTraceback !== undefined) {
