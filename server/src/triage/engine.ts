@@ -102,11 +102,13 @@ function anchorPattern(): RegExp {
 /** Cleans one decoded line for matching: colour codes and a trailing CR go. */
 /**
  * The accelerator a tail of a log names (a CUDA device banner, frames under torch/cuda or torch_npu, a launcher's GPU
- * list), if any; none when it says the run had none ("No GPU/TPU found", "CUDA is not available"). Lines that name
+ * list), if any; none when it says the run had none ("No GPU/TPU found", "CUDA is not available", Lightning's "GPU available:
+ * True (cuda), used: False", TensorFlow's "Skipping registering GPU devices", JAX's "Falling back to cpu"). Lines that name
  * platforms this host does not have (a server's dump of setting names, Lightning's banner) are left out.
  */
+const RAN_WITHOUT_GPU = /\bno (?:GPU|CUDA|TPU|NPU)\b[\w\/ ]{0,20}(?:found|available|detected)|\b(?:CUDA|GPU) (?:is )?not available|cuda\.is_available\(\) (?:is|returned) False|\bGPU available: True \(\w+\), used: False\b|\bSkipping registering GPU devices\b|\bFalling back to cpu\b/i;
 function namedPlatform(ascii: string): Platform | undefined {
-  if (/\bno (?:GPU|CUDA|TPU|NPU)\b[\w\/ ]{0,20}(?:found|available|detected)|\b(?:CUDA|GPU) (?:is )?not available|cuda\.is_available\(\) (?:is|returned) False/i.test(ascii)) return undefined;
+  if (RAN_WITHOUT_GPU.test(ascii)) return undefined;
   return platformNamedIn(ascii.split('\n').filter((l) => !NAMES_NO_PLATFORM.test(l)).join('\n'));
 }
 
@@ -117,9 +119,12 @@ function cleanLine(decoded: string): string {
   // A Markdown quote's marker on a log pasted into an issue or a chat ("> RuntimeError: …", ">   File …"); not Python's
   // prompt (">>> ").
   if (line.charCodeAt(0) === 62 && line.charCodeAt(1) !== 62) line = line.slice(line.charCodeAt(1) === 32 ? 2 : 1);
-  // An inline code span's backticks around a pasted log, left on its first and last lines ("`Load model", "Killed`").
-  if (line.charCodeAt(0) === 96 && line.charCodeAt(1) !== 96) line = line.slice(1);
-  if (line.charCodeAt(line.length - 1) === 96 && line.charCodeAt(line.length - 2) !== 96) line = line.slice(0, -1);
+  // An inline code span's backticks around a pasted log, left on its first and last lines ("`Load model", "Killed`"): a
+  // backtick with no partner on the line (a balanced span, "calling `cublasCreate(handle)`", stays).
+  if ((line.charCodeAt(0) === 96 || line.charCodeAt(line.length - 1) === 96) && (line.split('`').length - 1) % 2 === 1) {
+    if (line.charCodeAt(0) === 96 && line.charCodeAt(1) !== 96) line = line.slice(1);
+    else if (line.charCodeAt(line.length - 1) === 96 && line.charCodeAt(line.length - 2) !== 96) line = line.slice(0, -1);
+  }
   return line;
 }
 

@@ -264,7 +264,8 @@ export class FindingSink {
     const failure = all.find((g) => g.finding.fallback === 'failure');
     const noted = all.find((g) => g.finding.fallback === 'noted-oom');
     // A traceback cut before its exception says nothing of what failed: an OOM the log noted just as much is the likelier cause.
-    const fallback = all.find((g) => g.finding.fallback === 'oom') ?? (noted && failure?.finding.facts?.cutTraceback !== undefined ? noted : failure ?? noted);
+    // (A noted warning that no failure happened, TensorFlow's "not a failure", is no such cause.)
+    const fallback = all.find((g) => g.finding.fallback === 'oom') ?? (noted && noted.finding.kind !== 'not-oom' && failure?.finding.facts?.cutTraceback !== undefined ? noted : failure ?? noted);
     const groups = specific.length > 0 ? specific : fallback ? [fallback] : [];
     const byRole = (role: Finding['role']): Group | undefined => groups.find((g) => g.finding.role === role);
     const timeout = byRole('timeout');

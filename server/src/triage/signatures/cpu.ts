@@ -16,8 +16,11 @@ import type { Finding, LineView, Signature } from './types';
 const cpuAllocator: Signature = {
   id: 'cpu-allocator',
   platform: 'cpu',
-  needles: ['DefaultCPUAllocator'],
+  needles: ['DefaultCPUAllocator', 'CPUAllocator.cpp'],
   match(line) {
+    // Older builds' check on posix_memalign ("enforce fail at CPUAllocator.cpp:56] posix_memalign(&data, gAlignment, nbytes) ==
+    // 0. 12 vs 0"): 12 is ENOMEM; any other status is not memory running out.
+    if (!/DefaultCPUAllocator/.test(line.content) && !/\bposix_memalign\([^)]*\) == 0\. 12 vs 0\b/.test(line.content)) return undefined;
     const size = /you tried to allocate (\d+) bytes/.exec(line.content);
     const requested = size ? Number(size[1]) : undefined;
     return {
@@ -46,7 +49,7 @@ const cpuAllocator: Signature = {
 /** The exception's line, also behind a logger's timestamp and bracketed field (Twisted's "2018-07-26 20:54:41+0000 [-] MemoryError"). */
 const MEMORY_ERROR = /^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:\[[^\]]*\] )?)?(?:[A-Za-z_]\w*\.)*_?(?:Array)?MemoryError\b/;
 /** NumPy's message, also alone: an application that caught the error and printed its message ("Error Occured: unable to allocate …"). */
-const NUMPY_REQUEST = /[Uu]nable to allocate (\d[\d,]*(?:\.\d*)?)\s?(bytes|[KMGTPE]iB) for an array with shape/;
+const NUMPY_REQUEST = /[Uu]nable to allocate (\d[\d,]*(?:\.\d*)?)\s?(bytes|[KMGTPE]i?B) for (?:an )?array with (?:shape|form)/;
 
 /**
  * RAPIDS' libraries raise MemoryError for a failed device allocation (rmm::bad_alloc translated by Cython): when the innermost
@@ -492,9 +495,10 @@ const kernelOomKill: Signature = {
 /**
  * The end of a progress bar as tqdm draws it: "| 331/1063 [01:06<03:59,  3.06it/s]" or, without a
  * total, "331it [01:06, 3.06it/s]", and as mmcv's ProgressBar does: "… 1.5 task/s, elapsed: 673s, ETA:  2621s". The bar ends
- * without a line break, so the shell's report of the kill lands right after it on the same line.
+ * without a line break, so the shell's report of the kill lands right after it on the same line, even inside the frame it
+ * was drawing ("[00:08<00:07,  3.95s/it[1]    1483979 killed …").
  */
-const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]$|\belapsed: \d+s, ETA: +\d+s$/;
+const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]?$|\belapsed: \d+s, ETA: +\d+s$/;
 
 /**
  * How shells report a job killed by SIGKILL, at the end of a line: bash's "Killed" (its
@@ -504,10 +508,10 @@ const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]$|\belapsed: \d+s,
  */
 const KILL_REPORT = /(?:(?:Killed|已杀死|Getötet|Processus arrêté)(?:: 9|\.)?(?:\s+python.*)?|zsh: killed\s+\S.*)$/;
 /**
- * Job notices: bash's "bash: line 1: 12345 Killed   python train.py", zsh's "[1]  + 12345 killed     python train.py" (which
+ * Job notices: bash's "bash: line 1: 12345 Killed   python train.py" (macOS's "line 33: 22631 Killed: 9   …"), zsh's "[1]  + 12345 killed     python train.py" (which
  * may follow a progress bar's last frame on its line, as the shell's other reports do).
  */
-const JOB_KILLED = /\d+ Killed\s+\S/;
+const JOB_KILLED = /\d+ Killed(?:: 9)?\s+\S/;
 const ZSH_JOB_KILLED = /\[\d+\] +(?:[+-] +)?\d+ killed +\S.*$/;
 /**
  * srun's report of tasks that ended by a signal, with the signal's strsignal name ("srun: error: node25: task 11: Killed",
@@ -679,16 +683,17 @@ const RAY_USED = /memory used=(\d+(?:\.\d+)?)\s?(GB|MB|KB|GiB|MiB)/;
 const rayMemoryMonitor: Signature = {
   id: 'ray-memory-monitor',
   platform: 'cpu',
-  // The raylet's periodic summary says it too: "(raylet) 1 Workers (tasks / actors) killed due to memory
+  // Ray 2.0's raylet said it as it killed ("node_manager.cc:2926: [0] Killing worker with the latest task assigned time to free up
+  // memory."). The raylet's periodic summary says it too: "(raylet) 1 Workers (tasks / actors) killed due to memory
   // pressure (OOM), 0 Workers crashed due to other reasons at node (ID: …, IP: …) over the last time period."
   // The error's last line points at Ray's OOM-prevention page ("Refer to the documentation on how to address the out of memory
   // issue: https://docs.ray.io/en/latest/ray-core/scheduling/ray-oom-prevention.html"); a job's tail may keep only that and the
   // table of top memory users above it.
-  needles: ['running low on memory', 'Ray killed this worker', 'killed due to memory pressure (OOM)', 'address the out of memory issue'],
+  needles: ['running low on memory', 'Ray killed this worker', 'killed due to memory pressure (OOM)', 'address the out of memory issue', 'to free up memory'],
   match(line) {
     // The raylet's summary hard-wrapped by a log collector (syslog's fixed width cuts it after "Workers (tasks /").
     const wrapped = `${line.previous(1) ?? ''}${line.content}`.replace(/\s+/g, ' ');
-    if (!/(?:Task|Actor|Worker) was killed due to the node running low on memory|Ray killed this worker|\b[1-9]\d* Workers \(tasks \/ actors\) killed due to memory pressure \(OOM\)|address the out of memory issue: https:\/\/docs\.ray\.io\/\S*ray-oom-prevention|\bworker\(s\) were killed due to the node running low on memory\b/.test(line.content) &&
+    if (!/(?:Task|Actor|Worker) was killed due to the node running low on memory|Ray killed this worker|\bKilling worker with the latest task assigned time to free up memory\b|\b[1-9]\d* Workers \(tasks \/ actors\) killed due to memory pressure \(OOM\)|address the out of memory issue: https:\/\/docs\.ray\.io\/\S*ray-oom-prevention|\bworker\(s\) were killed due to the node running low on memory\b/.test(line.content) &&
       !/\b[1-9]\d* Workers \(tasks \/ ?actors\) killed due to memory pressure \(OOM\)/.test(wrapped)) return undefined;
     const text = joinNext(line, 2);
     const used = RAY_USED.exec(text);

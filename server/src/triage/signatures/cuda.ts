@@ -19,8 +19,8 @@ import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform, SourceFrame } from '../../protocol';
-import { caffe2Device, endsProcessAfter, joinNext, mpiAbortRank, ORT_DEVICE, previousFrame, SYSLOG_PREFIX, thrownByTerminate, trailingDevice } from './lineContext';
-import { devicePlatformNear, platformNear } from './otherOom';
+import { caffe2Device, endsProcessAfter, glogAbortBelow, joinNext, mpiAbortRank, ORT_DEVICE, previousFrame, SYSLOG_PREFIX, thrownByTerminate, trailingDevice } from './lineContext';
+import { devicePlatformNear, platformNear, WENT_ON_INSTEAD } from './otherOom';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
 import type { Finding, LineView, Signature } from './types';
 
@@ -949,7 +949,9 @@ function libraryStatusAdvice(status: string): { meaning: string; fixes: Fix[] } 
  * CUBLAS_STATUS_NOT_INITIALIZED, ... Not memory failures as reported, though a handle created on a
  * full device can fail with a generic status, so the advice says how to rule that out.
  */
-const CUDA_DEVICE_OOM_NEAR = /\bCUDA_ERROR_OUT_OF_MEMORY\b|\bCUDA out of memory\b|\bcudaErrorMemoryAllocation\b/;
+/** A device allocation that failed: the driver's or runtime's status, or an exception for it; not a warning, a hint or a retry. */
+const CUDA_DEVICE_OOM_NEAR = /\bCUDA_ERROR_OUT_OF_MEMORY\b|\bcudaErrorMemoryAllocation\b|(?:Error|error): CUDA out of memory\b/;
+const cudaDeviceOomNear = (text: string): boolean => CUDA_DEVICE_OOM_NEAR.test(text) && !/\bwarn|\bif you\b|\bnote:|\btip:|\bhalving\b/i.test(text) && !WENT_ON_INSTEAD.test(text);
 const libraryStatus: Signature = {
   id: 'cuda-library-status',
   platform: 'cuda',
@@ -961,7 +963,7 @@ const libraryStatus: Signature = {
     // A handle that could not be created beside the device's allocations failing ("failed to create cublas handle:
     // CUBLAS_STATUS_NOT_INITIALIZED" among TensorFlow's "failed to allocate 32.00M (33554432 bytes) from device:
     // CUDA_ERROR_OUT_OF_MEMORY" lines): the library found no memory for it; the out-of-memory line is the failure.
-    if (/^(?:NOT_INITIALIZED|INTERNAL_ERROR)$/.test(m[2]!) && [-8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8].some((k) => CUDA_DEVICE_OOM_NEAR.test((k < 0 ? line.previous(-k) : line.next(k)) ?? ''))) return undefined;
+    if (/^(?:NOT_INITIALIZED|INTERNAL_ERROR)$/.test(m[2]!) && [-8, -7, -6, -5, -4, -3, -2, -1, 1, 2, 3, 4, 5, 6, 7, 8].some((k) => cudaDeviceOomNear((k < 0 ? line.previous(-k) : line.next(k)) ?? ''))) return undefined;
     const advice = libraryStatusAdvice(m[2]!);
     // onnxruntime's "GPU=N"; an application's check that prints the device ("…(CUBLAS_STATUS_NOT_INITIALIZED), device index: 7").
     const named = ORT_DEVICE.exec(line.content) ?? /\bdevice(?: index| id)?\s*[:=]\s*(\d+)\b/i.exec(line.content);
@@ -1430,8 +1432,9 @@ const paddleOom: Signature = {
     }
     const m = PADDLE.exec(joinNext(line, 1));
     if (!m || (m[1] !== 'GPU' && m[1] !== 'NPU')) return undefined;
-    // Under a fatal log (glog's "*** Check failure stack trace: ***" after the message's lines) the process aborted on it.
-    const aborted = endsProcessAfter(line, 12);
+    // Under a fatal log (glog's "*** Check failure stack trace: ***" after the message's lines, no other fatal line between)
+    // the process aborted on it.
+    const aborted = glogAbortBelow(line, 12);
     const numbers: Finding['numbers'] = {};
     const requested = toBytes(m[3]!, m[4]!);
     const allocated = m[5] !== undefined ? toBytes(m[5], m[6]!) : undefined;

@@ -45,9 +45,9 @@ const UNCAUGHT = /terminating due to uncaught exception|terminate called after t
 /**
  * What a process prints as it ends on an error nothing handled: an uncaught exception's report (UNCAUGHT), Open MPI's
  * banner for MPI_Abort (a check that aborts every rank on a failed call: mpi4jax's), the shell's or the C library's
- * abort report, glog's banner before it aborts on a fatal log ("*** Check failure stack trace: ***").
+ * abort report.
  */
-const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\*\*\* Check failure stack trace: \*\*\*`);
+const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called`);
 /**
  * glog's FATAL line ("F0611 19:40:24.593505 …", TensorFlow's "… F tensorflow/…/cuda_gpu_executor.cc:881] Check failed:
  * module != nullptr"), after which glog aborts: it ends the process on the failure right above it only (a fatal check a
@@ -75,6 +75,20 @@ export function endsProcessAfter(line: LineView, after: number): boolean {
     if (rank !== undefined && line.rank !== undefined && rank !== line.rank) continue;
     const next = line.next(k) ?? '';
     if (ENDS_PROCESS.test(next) || (k === 1 && GLOG_FATAL.test(next))) return true;
+  }
+  return false;
+}
+
+/**
+ * True when glog's banner before it aborts ("*** Check failure stack trace: ***") is within `after` lines under the line with
+ * no fatal line of its own between (a later fatal check is another failure): a message logged at FATAL over several lines,
+ * Paddle's error summary, ended the process.
+ */
+export function glogAbortBelow(line: LineView, after: number): boolean {
+  for (let k = 1; k <= after; k++) {
+    const next = line.next(k);
+    if (next === undefined || GLOG_FATAL.test(next) || /\bCheck failed\b/.test(next)) return false;
+    if (/^\s*\*\*\* Check failure stack trace: \*\*\*\s*$/.test(next)) return true;
   }
   return false;
 }

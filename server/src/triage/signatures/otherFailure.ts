@@ -26,7 +26,7 @@ import { SIZE, toBytes } from '../sizes';
 import { debugAsync, findTheRootRank, hostMemory, shrinkPeak } from '../fixes';
 import { caffe2Device, ORT_DEVICE, trailingDevice } from './lineContext';
 import { CANN_CODE, CUDA_GDB_EXCEPTION, nativeFailure, quote } from './nativeFailure';
-import { luaFrames, MINER_CHECK_FILE, platformNear } from './otherOom';
+import { devicePlatformNear, luaFrames, MINER_CHECK_FILE, platformNear } from './otherOom';
 import type { Finding, LineView, Signature } from './types';
 
 /** A row of the kernel OOM killer's task table (dump_tasks), as the tail pass's prefilter sees it. */
@@ -43,7 +43,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'E[A-Z]\\d{4}: ', 'ERR\\d{5} ', 'Java Virtual Machine', 'Program will exit', 'matching distribution', 'satisfies the requirement', 'ailed building wheel',
   'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -\\d',
   // Host kills and allocation failures no hot anchor reads (cpu.ts tailHostKill, tailAllocFailure below; cuda.ts tailGgmlLoadFailure).
-  'Tasks state \\(memory', 'low on resource', 'Signals\\.SIGKILL', 'unable to allocate (?:\\w+ )?buffer', 'llama runner exited', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate (?:\\d+|\\{\\}) B ', 'allocated circular buffers', 'store based barrier',
+  'Tasks state \\(memory', 'low on resource', 'Signals\\.SIGKILL', 'unable to allocate (?:\\w+ )?buffer', 'llama runner exited', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate (?:\\d+|\\{\\}) B ', 'allocated circular buffers', 'store based barrier', 'dispatched on the CPU or the disk', 'offloaded to the disk', 'larger than buffer maximum',
   // Parents reporting a child's end (Node's child_process 'exit' event, launchd's stop timeout), DataLoader's worker signal handler.
   'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in (?:DataLoader )?worker',
   // Host kills told by a compiler driver, a parent's exit status 137, Slurm's cgroup plugin, the OOM killer's stack (cpu.ts tailHostKill).
@@ -971,11 +971,44 @@ const DOES_NOT_FIT = /This model does not fit on the devices/;
  */
 const OLLAMA_SYSTEM_MEMORY = new RegExp(String.raw`\bmodel requires more system memory \(${SIZE}\) than is available \(${SIZE}\)`);
 
+/**
+ * transformers refusing a device map that spills a model out of the GPU (modeling_utils.py and the quantizers'
+ * validate_environment): "Some modules are dispatched on the CPU or the disk. Make sure you have enough GPU RAM to fit the
+ * quantized model." (bitsandbytes cannot run those modules there), and "The current `device_map` had weights offloaded to
+ * the disk. Please provide an `offload_folder` for them." (the model did not fit in the GPUs and the RAM). Raised as a
+ * ValueError when the model is loaded: the model does not fit where it should run. The first is the GPU's memory, the
+ * second the host's as well.
+ */
+const DISPATCHED_OFF_GPU = /\bSome modules are dispatched on the CPU or the disk\b/;
+const OFFLOADED_TO_DISK = /\bhad weights offloaded to the disk\b/;
+
 export const tailModelDoesNotFit: Signature = {
   id: 'model-does-not-fit',
   platform: 'cpu',
-  needles: ['does not fit on the devices', 'requires more system memory'],
+  needles: ['does not fit on the devices', 'requires more system memory', 'dispatched on the CPU or the disk', 'offloaded to the disk'],
   match(line) {
+    const offGpu = DISPATCHED_OFF_GPU.test(line.content);
+    if (offGpu || OFFLOADED_TO_DISK.test(line.content)) {
+      return {
+        signature: 'other-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: offGpu ? devicePlatformNear(line) : 'cpu',
+        catchable: true,
+        summary: offGpu
+          ? 'The model does not fit in GPU memory: transformers put some of its modules on the CPU or the disk, which the quantized model cannot run there'
+          : 'The model does not fit in GPU and host memory: transformers planned to offload weights to disk and has no offload_folder for them',
+        explanation: 'When the model was loaded with a device_map, accelerate placed what did not fit in the GPUs\' memory elsewhere, and transformers refused that placement with a ValueError the program could catch. Nothing was allocated on the device yet.',
+        numbers: {},
+        fixes: [
+          { id: 'shrink-model', title: 'Make the model fit: a smaller or more quantized model, more or larger GPUs, or max_memory per device', rationale: 'The device map put part of the model off the GPUs because it did not fit on them.' },
+          offGpu
+            ? { id: 'cpu-offload', title: 'Or let the modules that do not fit stay on the CPU in 32 bits (llm_int8_enable_fp32_cpu_offload=True with a custom device_map)', rationale: 'Slower, but the model loads.' }
+            : { id: 'offload-folder', title: 'Or give the offloaded weights a folder (offload_folder=...) and accept disk-speed layers', rationale: 'Slower, but the model loads.' },
+        ],
+        facts: { tier: 2 },
+      };
+    }
     const ollama = OLLAMA_SYSTEM_MEMORY.exec(line.content);
     if (ollama) {
       const requested = toBytes(ollama[1]!, ollama[2]!);

@@ -205,10 +205,11 @@ export function platformNamedIn(text: string): Platform | undefined {
 
 /**
  * Lines that name platforms without saying this host has them: a dump of every setting's name a server knows (ollama's
- * 'msg="server config" env="map[CUDA_VISIBLE_DEVICES: HIP_VISIBLE_DEVICES: …]"'), and PyTorch Lightning's banner of the
- * accelerators it did not find ("TPU available: False, using: 0 TPU cores", "HPU available: False, using: 0 HPUs").
+ * 'msg="server config" env="map[CUDA_VISIBLE_DEVICES: HIP_VISIBLE_DEVICES: …]"'), PyTorch Lightning's banner of the
+ * accelerators it did not find ("TPU available: False, using: 0 TPU cores", "HPU available: False, using: 0 HPUs"), and pip
+ * installing packages with a platform in their names ("Collecting nvidia-cuda-runtime-cu12").
  */
-export const NAMES_NO_PLATFORM = /\bmsg="server config" env="map\[|\b[A-Z]PU available: False\b/;
+export const NAMES_NO_PLATFORM = /\bmsg="server config" env="map\[|\b[A-Z]PU available: False\b|^\s*(?:Collecting|Downloading|Using cached|Requirement already satisfied:|Installing collected packages:|Successfully installed)\s/;
 
 /** The platform the line and the lines around it (`back` above, `ahead` below) name. */
 export function platformNear(line: LineView, back = 30, ahead = 5): Platform {
@@ -606,7 +607,7 @@ export function luaFrames(line: LineView, header = 1): SourceFrame[] {
  * only on a failure that dumps, never on the "not a failure" warning. A catchable-oom fallback: the OOM message, where the
  * log has it, is the verdict instead.
  */
-const BFC_CHUNK_MAP = /bfc_allocator\.cc:\d+\] (?:(?:InUse|Free) +at [0-9a-fx]+ of size \d+|Bin \(\d+\):\s+Total Chunks: \d+|Summary of in-use Chunks by size:|Sum Total of in-use chunks: )/;
+const BFC_CHUNK_MAP = /bfc_allocator\.cc:\d+\] (?:(?:InUse|Free) +at [0-9a-fx]+ (?:next -?\d+ )?of size \d+|Bin \(\d+\):\s+Total Chunks: \d+|Summary of in-use Chunks by size:|Sum Total of in-use chunks: )/;
 export const allocatorDump: Signature = {
   id: 'allocator-failure-dump',
   platform: 'cuda',
@@ -770,9 +771,11 @@ const FAISS_SIZE = /\b[Ff]ailed to cudaMalloc (\d+) bytes(?: on device (\d+))?|\
 /**
  * The RAPIDS Accelerator for Spark's retry framework (spark-rapids-jni: com.nvidia.spark.rapids.jni.SplitAndRetryOOM,
  * RetryOOM, GpuRetryOOM, GpuSplitAndRetryOOM): "SplitAndRetryOOM: GPU OutOfMemory: could not split inputs and retry" when the
- * GPU task could not shrink its input any further; the task fails with it and Spark may retry the task.
+ * GPU task could not shrink its input any further; the task fails with it and Spark may retry the task. Its other messages ("RetryOOM:
+ * task should retry operation", "SplitAndRetryOOM: Attempted to handle a split, but was not initial…") name no memory: the
+ * class's full name says what ran out (Cpu… for host memory, else the GPU's).
  */
-const SPARK_RAPIDS_OOM = /\b(?:Gpu|Cpu)?(?:SplitAndRetry|Retry)OOM: (GPU|CPU) OutOfMemory\b/;
+const SPARK_RAPIDS_OOM = /\b(?:Gpu|Cpu)?(?:SplitAndRetry|Retry)OOM: (GPU|CPU) OutOfMemory\b|\bcom\.nvidia\.spark\.rapids\.jni\.(Cpu)?(?:Gpu)?(?:SplitAndRetry|Retry)OOM: /;
 /**
  * ggml's backend buffers (ggml-backend.c, ggml-alloc.c): "ggml_backend_cpu_buffer_type_alloc_buffer: failed to allocate buffer of
  * size 137438953504" (the backend's allocator returned NULL) and "ggml_gallocr_reserve_n: failed to allocate CPU buffer of size
@@ -886,7 +889,10 @@ export const namedOom: Signature = {
     // The retry framework catches these and retries (logged at INFO/DEBUG while it splits the input); only when one reaches
     // Spark as the task's failure ("Lost task … : com.nvidia.spark.rapids.jni.SplitAndRetryOOM: …", an ERROR, the exception's
     // own line) did the task fail.
-    if (spark && !/\b(?:INFO|DEBUG)\b|\bretrying\b|\bsplitting input\b/.test(text) && /\bLost task\b|\bERROR\b|^\s*(?:Caused by: )?(?:[a-z]\w*\.)+\w*OOM: /.test(text)) return finding(`the RAPIDS Accelerator for Spark could not fit a task in ${spark[1]} memory even after splitting its input`, spark[1] === 'GPU' ? 'cuda' : 'cpu', false, {});
+    if (spark && !/\b(?:INFO|DEBUG)\b|\bretrying\b|\bsplitting input\b/.test(text) && /\bLost task\b|\bERROR\b|(?:^\s*|\bCaused by: )(?:[a-z]\w*\.)+\w*OOM: /.test(text)) {
+      const memory = spark[1] ?? (spark[2] ? 'CPU' : 'GPU');
+      return finding(`the RAPIDS Accelerator for Spark could not fit a task in ${memory} memory even after splitting its input`, memory === 'GPU' ? 'cuda' : 'cpu', false, {});
+    }
     const php = PHP_MEMORY.exec(text);
     if (php) {
       const allocated = php[2] ?? php[3];

@@ -91,8 +91,10 @@ const HSA_API_CHECK = /(?<![A-Za-z])hsa api call failure at\b/;
 const HSA_INIT_CALL = /\bhsa_init\(\)/;
 
 function hsaStartupFailure(line: LineView): Finding | undefined {
-  let check = HSA_API_CHECK.test(line.content) || HSA_INIT_CALL.test(line.content);
-  for (let k = 1; k <= 3 && !check; k++) check = HSA_API_CHECK.test(line.previous(k) ?? '') || HSA_INIT_CALL.test(line.previous(k) ?? '');
+  // hsa_init() counts in the traceback of an exception this line raises, not in a line of the log that names it.
+  const raised = /^\s*(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception): /.test(line.content);
+  let check = HSA_API_CHECK.test(line.content);
+  for (let k = 1; k <= 3 && !check; k++) check = HSA_API_CHECK.test(line.previous(k) ?? '') || (raised && HSA_INIT_CALL.test(line.previous(k) ?? ''));
   if (!check) return undefined;
   const status = /HSA_STATUS_ERROR\w*/.exec(line.content)?.[0] ?? 'an HSA error';
   return {

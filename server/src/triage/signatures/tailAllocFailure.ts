@@ -98,6 +98,12 @@ const TT_CB_CLASH = /\bStatically allocated circular buffers in program \d+ clas
  * an OOM, with the limit as the allowed bytes, though the pool is not full and freeing memory does not help.
  */
 const MLX_BUFFER_LIMIT = /Attempting to allocate (\d+) bytes which is greater than the maximum allowed buffer size of (\d+) bytes/;
+/**
+ * ggml's Metal backend refusing a buffer over the device's largest (ggml-metal.m ggml_metal_add_buffer: "buffer 'data' size
+ * 18300780544 is larger than buffer maximum of 17179869184", MTLDevice.maxBufferLength); llama.cpp then fails to load the
+ * model and returns the error to its caller.
+ */
+const GGML_METAL_BUFFER_MAX = /\bbuffer '[^']*' size (\d+) is larger than buffer maximum of (\d+)/;
 /** MLX's Metal backend throwing a failed command buffer (mlx/backend/metal: "[METAL] Command buffer execution failed: Insufficient Memory"), the kIOGPUCommandBufferCallbackErrorOutOfMemory of mps.ts without its code. */
 const MLX_COMMAND_BUFFER_OOM = /\[METAL\] Command buffer execution failed: Insufficient Memory/;
 /**
@@ -195,7 +201,7 @@ function allocFailure(
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Could not reserve enough space', 'insufficient memory for the Java Runtime', 'CUresult error', 'Cuda Error in ', 'code=2 "', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'allocated circular buffers', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources', '[GPU] cl', '[GPU] out of GPU resources'],
+  needles: ['Could not reserve enough space', 'insufficient memory for the Java Runtime', 'CUresult error', 'Cuda Error in ', 'code=2 "', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'larger than buffer maximum', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'allocated circular buffers', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources', '[GPU] cl', '[GPU] out of GPU resources'],
   match(line) {
     if (JVM_CANNOT_START.test(line.content)) {
       return allocFailure(line, {
@@ -402,6 +408,19 @@ export const tailAllocFailure: Signature = {
         explanation: 'mimalloc reports an allocation the OS would not back (ENOMEM) and returns NULL to the caller, which can handle it; the process (or its address space, commit limit or cgroup) had no room left.',
         numbers: { requestedBytes: requested },
         fixes: [hostMemory],
+      });
+    }
+    const metalMax = GGML_METAL_BUFFER_MAX.exec(line.content);
+    if (metalMax) {
+      const requested = Number(metalMax[1]);
+      const limit = Number(metalMax[2]);
+      return allocFailure(line, {
+        kind: 'catchable-oom',
+        platform: 'mps',
+        summary: `ggml's Metal backend refused a buffer of ${formatBytes(requested)}: over the GPU's largest (${formatBytes(limit)})`,
+        explanation: 'Metal caps the size of a single buffer (maxBufferLength) below the unified memory; ggml could not map the model\'s weights in one buffer that large and returned the failure to its caller.',
+        numbers: { requestedBytes: requested, allowedBytes: limit },
+        fixes: [{ id: 'ggml-metal-split', title: 'Load a smaller or more quantized model, or keep some layers off the GPU (fewer --n-gpu-layers)', rationale: `One Metal buffer may not exceed ${formatBytes(limit)} on this Mac.` }],
       });
     }
     const mlxLimit = MLX_BUFFER_LIMIT.exec(line.content);
