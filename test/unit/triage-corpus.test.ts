@@ -275,7 +275,8 @@ const FLOORS = {
   blind52: { kind: 142 / 150, exact: 244 / 264 },
   // First run kind 121/150, exact 253/269; after its classes were filled (triage-blind53.test.ts): kind 147/150, exact 256/269.
   blind53: { kind: 147 / 150, exact: 256 / 269 },
-  blind54: { kind: 133 / 150, exact: 133 / 151 },
+  // First run kind 133/150, exact 133/151; after its classes were filled (triage-blind54.test.ts): kind 148/150, exact 139/151.
+  blind54: { kind: 148 / 150, exact: 139 / 151 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

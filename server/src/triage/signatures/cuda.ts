@@ -1002,7 +1002,9 @@ const otherRuntimeError: Signature = {
   needles: ['CUDA error: ', 'HIP error: '],
   match(line) {
     const m = /\b(CUDA|HIP) error: ([^.\n]+)/.exec(line.content);
-    if (!m || /out of memory/i.test(m[2]!)) return undefined;
+    // The rest of the line, not only up to its first dot: a check macro names a file first ("CUDA error:
+    // build/xgboost/…/device_helpers.cuh(386): out of memory").
+    if (!m || /out of memory/i.test(line.content.slice(m.index))) return undefined;
     // PyTorch's ROCm build names a ROCm library's allocation status inside its "CUDA error: …" ("CUDA error:
     // HIPBLAS_STATUS_ALLOC_FAILED when calling `hipblasCreate(handle)`", hipblas.h; rocblas_status_memory_error,
     // rocblas-types.h; miopenStatusAllocFailed, miopen.h): the library could not allocate its handle or workspace on a full

@@ -19,7 +19,7 @@ import { signatures as rocm } from './rocm';
 import { signatures as vulkan } from './vulkan';
 import { tailAllocFailure } from './tailAllocFailure';
 import type { Signature } from './types';
-import { signatures as xla } from './xla-tpu';
+import { signatures as xla, tailJaxStall } from './xla-tpu';
 import { signatures as xpu } from './xpu';
 
 export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ...gaudi, ...mps, ...directml, ...opencl, ...vulkan, ...cuda, ...cpu, ...xla, oomException, namedOom, otherOom, allocatorDump, tfOomHint];
@@ -28,4 +28,4 @@ export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ..
  * Run once at the end over the retained tail, only when no signature above found anything (see
  * otherFailure.ts): the failure a log ended with, when it is not one Headroom knows.
  */
-export const TAIL_SIGNATURES: readonly Signature[] = [tailHostKill, tailWatchdogFrames, tailGgmlLoadFailure, tailBatchSizeExhausted, tailModelDoesNotFit, tailHbmReport, tailAllocFailure, tailMetalAssertion, tailAscendTaskTimeout, tailStoreBarrier, otherFailure];
+export const TAIL_SIGNATURES: readonly Signature[] = [tailHostKill, tailWatchdogFrames, tailGgmlLoadFailure, tailBatchSizeExhausted, tailModelDoesNotFit, tailHbmReport, tailAllocFailure, tailMetalAssertion, tailAscendTaskTimeout, tailStoreBarrier, tailJaxStall, otherFailure];

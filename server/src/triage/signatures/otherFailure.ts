@@ -41,7 +41,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'illegal instruction was', 'launch timed out', 'too many resources requested', 'kernel image is invalid', 'forward compatibility was attempted',
   'Unable to determine the device handle', 'Failed to initialize NVML', 'NVIDIA-SMI has failed', 'nvrtc', 'NVRTC_ERROR', 'CUDNN ERROR', 'cudnn_frontend\\] Error',
   'E[A-Z]\\d{4}: ', 'ERR\\d{5} ', 'Java Virtual Machine', 'Program will exit', 'matching distribution', 'satisfies the requirement', 'ailed building wheel',
-  'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -\\d',
+  'subprocess-exited-with-error', 'ResolutionImpossible', 'is not compatible with the current PyTorch', 'failed with error -\\d', 'failed with error 2\\b',
   // Host kills and allocation failures no hot anchor reads (cpu.ts tailHostKill, tailAllocFailure below; cuda.ts tailGgmlLoadFailure).
   'Tasks state \\(memory', 'low on resource', 'Signals\\.SIGKILL', 'unable to allocate (?:\\w+ )?buffer', 'llama runner exited', 'gmem\\.c:\\d+: failed to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'VK_ERROR_OUT_OF_(?:DEVICE|HOST)_MEMORY', 'ErrorOutOf(?:Device|Host)Memory', 'Not enough space to allocate (?:\\d+|\\{\\}) B ', 'allocated circular buffers', 'store based barrier', 'dispatched on the CPU or the disk', 'offloaded to the disk', 'larger than buffer maximum',
   // Parents reporting a child's end (Node's child_process 'exit' event, launchd's stop timeout), DataLoader's worker signal handler.
@@ -142,8 +142,10 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'FATAL: kernel `', '!!!! kernel execution error', 'Expected all tensors to be on the same device', 'ggml_cuda_init: failed', 'node it was running on is dead',
   // A macOS GPU driver's panic string, JclDebug's exception report, Slurm's PMIx plugin error (nativeFailure).
   '\\.l?hs:\\d+:\\d+: error:', ' - CRITICAL - ', 'CRITICAL:', '@(?:IOGPU|AGX)\\w*\\.(?:cpp|c|mm?):\\d', 'Error handler invoked: status',
-  // Horovod's stall inspector (otherFailure's HOROVOD_STALL).
-  'waiting for remainder of ranks',
+  // Horovod's stall inspector (otherFailure's HOROVOD_STALL), also with its message cut after the first words.
+  'waiting for remainder of ranks', 'One or more tensors were submitted',
+  // JAX's coordination service and TPU backend stalls (xla-tpu.ts).
+  'heartbeat timeout', 'initialization is taking more than',
   // A Node package manager's script killed by SIGKILL (cpu.ts tailHostKill).
   'Command failed with signal "SIGKILL"', 'npm (?:ERR!|error) signal SIGKILL',
   // A notebook front end or server reporting that the kernel died (otherFailure's KERNEL_DIED).
@@ -294,7 +296,7 @@ const KERNEL_DIED = /\bkernel(?: for \S.*?)? appears to have died\b|KernelRestar
  * submitting tensors, which will cause deadlock.", then the stalled tensors with the ranks missing or ready. A collective
  * some ranks never joined: a hang, and its cause is on the ranks that did not submit.
  */
-const HOROVOD_STALL = /\bOne or more tensors were submitted to be (?:reduced, gathered or broadcast(?:ed)?|[\w ,]+) by subset of ranks and are waiting for remainder of ranks for more than (\d+) seconds/;
+const HOROVOD_STALL = /\bOne or more tensors were submitted to be (?:reduced, gathered or broadcast(?:ed)?|[\w ,]+) by(?:\s+subset of ranks and are waiting for remainder of ranks for more than (\d+) seconds)?/;
 /**
  * A JavaScript error with its V8 stack (Node's uncaught exception report and console.error(err): "TypeError: x is not a
  * function" or "Error [ERR_X]: message", then one "    at fn (/path/file.js:56:45)" or "    at /path/file.js:132:5" per call,
@@ -869,7 +871,7 @@ export const otherFailure: Signature = {
         signature: 'horovod-stall',
         role: 'timeout',
         kind: 'hang',
-        summary: `Collective stall: Horovod saw tensors submitted by only some ranks, the rest missing for more than ${stall[1]} s`,
+        summary: `Collective stall: Horovod saw tensors submitted by only some ranks, the rest missing` + (stall[1] !== undefined ? ` for more than ${stall[1]} s` : ''),
         explanation:
           'Horovod\'s stall inspector reports collectives (allreduce, allgather, broadcast) that some ranks submitted and the others have not for longer than its warning time. ' +
           'Every rank waits for the missing ones: they failed, took another code path (different tensors, a different number of steps), or are still busy. The job hangs until they come or it is stopped.',

@@ -46,7 +46,7 @@ const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?
 const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
 const GGML_PINNED = /\b(?:ggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory|failed to allocate pinned (?:system |host )?memory): (.+)$/;
 const SGLANG_POOL = /\b(?:(?:Decode|Prefill) out of memory\. Try to lower your batch size|alloc_req_slots runs out of memory)\b/;
-const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
+const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\[W\] |\bSkipping tactic\b|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
 /**
  * A glog FATAL or CHECK, a program's own termination notice, torch_memory_saver's check (csrc's CURESULT_CHECK and its
  * cudaError twin print "[torch_memory_saver.cpp] … error …" and exit(1); from memory of that source).
@@ -827,6 +827,19 @@ const GGML_POOL = /\bnot enough space in the (?:context's|scratch) memory pool \
  */
 const PHP_MEMORY = /\bFatal error: +(?:Allowed memory size of (\d+) bytes exhausted(?: \(allocated (\d+)\))?|Out of memory \(allocated (\d+)\)) \(tried to allocate (\d+) bytes\)/;
 const GGML_NO_BUFFER = /\bGGML_ASSERT: \S+: ctx->mem_buffer != NULL\b/;
+/**
+ * CatBoost's GPU memory pool (catboost/cuda/cuda_lib/memory_pool/stack_like_memory_pool.h, NCudaLib::TOutOfMemoryError):
+ * "Error: Out of memory. Requested 8880 MB; Free 5902.061425 MB" (older releases print the numbers, in MB, without the unit).
+ * It escapes CatBoost's training loop: Yandex's util prints "uncaught exception:" with its "what() ->" and "type ->" lines
+ * and aborts, or the CLI says "Application terminated with error:"; a Python caller gets a CatBoostError instead.
+ */
+const CATBOOST_OOM = /\bError: Out of memory\. Requested ([\d.]+)(?: ?MB)?; Free ([\d.]+)(?: ?MB)?/;
+/**
+ * Rockchip's NPU runtime (librknnrt, RKLLM): "E RKNN: failed to malloc npu memory!, size: 59187712, flags: 0x2" when the
+ * NPU's memory (carved from the board's DRAM by its driver) has no room, and the Python toolkit's "RKNN init failed. error
+ * code: RKNN_ERR_MALLOC_FAIL". rknn_init returns the error; a program that goes on with the handle crashes.
+ */
+const RKNN_MALLOC = /\bfailed to malloc npu memory!?,? size: (\d+)|\bRKNN_ERR_MALLOC_FAIL\b/;
 /** Theano's old GPU backend (cuda_ndarray.cu): "CudaNdarray_ZEROS: allocation failed." when device_malloc returned NULL, raised as RuntimeError/MemoryError. */
 const THEANO_CUDANDARRAY = /\bCudaNdarray_\w+: allocation failed\b/;
 
@@ -834,7 +847,7 @@ export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', ': allocation failed'],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', ': allocation failed', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -904,6 +917,21 @@ export const namedOom: Signature = {
     }
     const pool = GGML_POOL.exec(text);
     if (pool) return finding(`ggml's ${/scratch/.test(text) ? 'scratch' : 'context'} memory pool was too small for a tensor`, 'cpu', true, { requestedBytes: Number(pool[1]), freeBytes: Number(pool[2]) });
+    const catboost = CATBOOST_OOM.exec(text);
+    if (catboost && /\bTOutOfMemoryError\b|catboost\/cuda\//.test(text)) {
+      // One report: the first of its lines (the what() line repeats the message).
+      if (/^\s*what\(\) -> /.test(text) && /\bTOutOfMemoryError\b|stack_like_memory_pool/.test([1, 2, 3, 4].map((k) => line.previous(k) ?? '').join('\n'))) return undefined;
+      const around = [-4, -3, -2, -1, 1, 2, 3, 4, 5].map((k) => (k < 0 ? line.previous(-k) : line.next(k)) ?? '').join('\n') + '\n' + text;
+      const aborts = /\buncaught exception:|^\s*what\(\) -> |\bApplication terminated with error\b/m.test(around);
+      const mb = (n: string) => Math.round(Number(n) * 1024 ** 2);
+      const withUnit = /Requested [\d.]+ ?MB; Free [\d.]+ ?MB/.test(text);
+      return finding("CatBoost's GPU memory pool could not fit the request", 'cuda', aborts, withUnit ? { requestedBytes: mb(catboost[1]!), freeBytes: mb(catboost[2]!) } : {});
+    }
+    const rknn = RKNN_MALLOC.exec(text);
+    if (rknn) {
+      const crashed = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].some((k) => /Segmentation fault|\bSIGSEGV\b|Aborted \(core dumped\)/.test(line.next(k) ?? ''));
+      return finding("Rockchip's NPU runtime could not allocate NPU memory", 'npu', crashed, rknn[1] !== undefined ? { requestedBytes: Number(rknn[1]) } : {});
+    }
     if (THEANO_CUDANDARRAY.test(text)) return finding("Theano's GPU backend could not allocate a CudaNdarray", 'cuda', false, {});
     if (GGML_NO_BUFFER.test(text)) return finding("ggml could not allocate its context's buffer (malloc returned NULL)", 'cpu', true, {});
     const gmp = GMP.exec(text);

@@ -9,6 +9,7 @@
 import { formatBytes } from '../../format';
 import { shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
+import { platformNear } from './otherOom';
 import type { Finding, LineView, Signature } from './types';
 
 /**
@@ -307,5 +308,54 @@ function readHbmReport(line: LineView, numbers: Finding['numbers']): void {
     if (held !== undefined) numbers.allocatedBytes ??= held;
   }
 }
+
+/**
+ * JAX's multi-process stalls, read by the tail pass:
+ * - the coordination service marking a task dead when its heartbeats stop (tsl coordination_service.cc: "/job:jax_worker/
+ *   replica:0/task:3 has been set to ERROR in coordination service: UNAVAILABLE: Task … heartbeat timeout. This indicates that
+ *   the remote task has failed, got preempted, or crashed unexpectedly."): the job stops; the task named is the one to read;
+ * - jax's own warning when the TPU backend does not come up ("TPU backend initialization is taking more than 60.0 seconds. Did
+ *   you run your code on all TPU hosts?", xla_bridge.py) as the last thing the log says: the run is waiting for hosts that were
+ *   never started.
+ */
+const COORDINATION_TIMEOUT = /\bhas been set to ERROR in coordination service: UNAVAILABLE: Task (\S+) heartbeat timeout\b/;
+const TPU_INIT_SLOW = /\bTPU backend initialization is taking more than [\d.]+ seconds\b/;
+
+export const tailJaxStall: Signature = {
+  id: 'jax-stall',
+  platform: 'xla-tpu',
+  needles: ['heartbeat timeout', 'initialization is taking more than'],
+  match(line) {
+    const coordination = COORDINATION_TIMEOUT.exec(line.content);
+    const tpuInit = !coordination && TPU_INIT_SLOW.test(line.content);
+    if (!coordination && !tpuInit) return undefined;
+    // The warning is a stall only where the log ends on it (its "warnings.warn(" echo aside).
+    if (tpuInit) for (let k = 1; k <= 6; k++) {
+      const next = line.next(k);
+      if (next === undefined) break;
+      if (next.trim() !== '' && !/^\s*warnings\.warn\(\s*$/.test(next)) return undefined;
+    }
+    const task = coordination ? /\/task:(\d+)/.exec(coordination[1]!) : null;
+    return {
+      signature: 'jax-stall',
+      role: 'timeout',
+      kind: 'hang',
+      platform: tpuInit ? 'xla-tpu' : platformNear(line),
+      catchable: false,
+      summary: coordination
+        ? `JAX's coordination service lost task ${task ? task[1] : coordination[1]}: its heartbeats stopped`
+        : 'The TPU backend did not come up: JAX is still waiting for the other TPU hosts',
+      explanation: coordination
+        ? 'Each JAX process sends heartbeats to the coordination service; this one stopped (it failed, was preempted or was killed), and the service set the job to an error state. The failure itself is in that task\'s own log.'
+        : 'On a multi-host TPU slice every host must run the program; the backend waits for all of them. The log ends while it waits.',
+      ...(task && { rank: Number(task[1]) }),
+      numbers: {},
+      fixes: coordination
+        ? [{ id: 'find-root-rank', title: "Read the lost task's own output for its first failure (an OOM, an exception, a preemption)", rationale: 'The coordination service only sees its heartbeats stop.' }]
+        : [{ id: 'run-on-all-hosts', title: 'Start the program on every host of the TPU slice (gcloud … tpu-vm ssh --worker=all)', rationale: 'The TPU backend initializes only when all hosts join.' }],
+      facts: { tier: 2 },
+    };
+  },
+};
 
 export const signatures: readonly Signature[] = [resourceExhausted];
