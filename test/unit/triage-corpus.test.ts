@@ -281,7 +281,8 @@ const FLOORS = {
   blind53: { kind: 147 / 150, exact: 256 / 269 },
   // First run kind 133/150, exact 133/151; after its classes were filled (triage-blind54.test.ts): kind 148/150, exact 139/151.
   blind54: { kind: 148 / 150, exact: 139 / 151 },
-  blind55: { kind: 138 / 150, exact: 235 / 269 },
+  // First run kind 138/150, exact 235/269; after its classes were filled (triage-blind55.test.ts): kind 146/150, exact 238/269.
+  blind55: { kind: 146 / 150, exact: 238 / 269 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

@@ -41,13 +41,15 @@ const cpuAllocator: Signature = {
 };
 
 /**
- * Python's MemoryError, also under a module path and NumPy's subclass: "MemoryError", "numpy.core._exceptions.MemoryError",
+ * Python's MemoryError, also under a module path, NumPy's subclass and Arrow's (pyarrow.lib.ArrowMemoryError): "MemoryError", "numpy.core._exceptions.MemoryError",
  * "numpy.core._exceptions._ArrayMemoryError" (NumPy 1.20+), "numpy._core._exceptions._ArrayMemoryError" (NumPy 2). NumPy's
  * message gives the request: "Unable to allocate 7.91 GiB for an array with shape (1396913, 190, 4) and data type float64"
  * (numpy/core/_exceptions.py: binary units from bytes to EiB, three significant figures, "1234. GiB" past 1000).
  */
 /** The exception's line, also behind a logger's timestamp and bracketed field (Twisted's "2018-07-26 20:54:41+0000 [-] MemoryError"). */
-const MEMORY_ERROR = /^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:\[[^\]]*\] )?)?(?:[A-Za-z_]\w*\.)*_?(?:Array)?MemoryError\b/;
+const MEMORY_ERROR = /^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:\[[^\]]*\] )?)?(?:[A-Za-z_]\w*\.)*_?(?:Array|Arrow)?MemoryError\b/;
+/** Arrow's allocator's own message (pyarrow.lib.ArrowMemoryError: "realloc of size 2172846080 failed", "malloc of size 64 failed"). */
+const ARROW_REQUEST = /\b(?:realloc|malloc|allocate|alloc) of size (\d+) failed\b/;
 /** NumPy's message, also alone: an application that caught the error and printed its message ("Error Occured: unable to allocate …"). */
 const NUMPY_REQUEST = /[Uu]nable to allocate (\d[\d,]*(?:\.\d*)?)\s?(bytes|[KMGTPE]i?B) for (?:an )?array with (?:shape|form)/;
 
@@ -86,7 +88,8 @@ const pythonMemoryError: Signature = {
     // (out of memory). Driver report …"): that is device memory, read by the other-OOM fallback.
     if (/of device memory/.test(line.content)) return undefined;
     const numpy = NUMPY_REQUEST.exec(line.content);
-    const requested = numpy ? toBytes(numpy[1]!, numpy[2]!) : undefined;
+    const arrow = numpy ? null : ARROW_REQUEST.exec(line.content);
+    const requested = numpy ? toBytes(numpy[1]!, numpy[2]!) : arrow ? Number(arrow[1]) : undefined;
     // IPython's header ("MemoryError      Traceback (most recent call last)") starts the traceback: its frames are below it.
     const below = /^\s*(?:[A-Za-z_]\w*\.)*_?(?:Array)?MemoryError\s*Traceback \(most recent call last\)/.test(line.content) ? ipythonFrames(line) : [];
     const rapids = !numpy && raisedByRapids(line, below.length > 0);
@@ -97,7 +100,7 @@ const pythonMemoryError: Signature = {
       kind: 'catchable-oom',
       platform: rapids ? 'cuda' : 'cpu',
       catchable: true,
-      summary: (rapids ? 'GPU out of memory: RAPIDS raised MemoryError' : 'Host out of memory: Python raised MemoryError') + (requested !== undefined ? ` (NumPy could not allocate an array of ${formatBytes(requested)})` : ''),
+      summary: (rapids ? 'GPU out of memory: RAPIDS raised MemoryError' : 'Host out of memory: Python raised MemoryError') + (requested !== undefined ? ` (${numpy ? 'NumPy could not allocate an array' : "Arrow's allocator could not allocate a buffer"} of ${formatBytes(requested)})` : ''),
       explanation: numpy
         ? 'NumPy asked the OS for the memory of one whole array and was refused: the array does not fit in the host memory (or the address-space or commit limit) left to the process.'
         : rapids
@@ -575,9 +578,9 @@ const shellKilled: Signature = {
 const childKilled: Signature = {
   id: 'child-sigkill',
   platform: 'cpu',
-  needles: ['is killed by signal: Killed', 'terminated with signal SIGKILL'],
+  needles: ['is killed by signal: Killed', 'is killed by signal:killed', 'is killed by signal:Killed', 'terminated with signal SIGKILL'],
   match(line) {
-    const worker = /DataLoader worker \(pid\(?s?\)? ([\d, ]+|\.\.\.)\) ?is killed by signal: Killed/.exec(line.content);
+    const worker = /DataLoader worker ?\(pid\(?s?\)? ?([\d, ]+|\.\.\.|x+)\) ?is killed by signal: ?[Kk]illed/.exec(line.content);
     const spawned = /(?:process (\d+)|Program) terminated with signal SIGKILL/.exec(line.content);
     if (!worker && !spawned) return undefined;
     const summary = worker

@@ -269,9 +269,12 @@ const HCCL_TIMEOUT = /\bEI000([26])\b/;
  * device(chipId:5, dieId:0), serial number is 17, hccl fftsplus task timeout occurred during task execution, … stuck notify
  * num:3, timeout:1836". The chip is the device. Under a timeout code line (507048, "[fftsplus timeout]") it is that line's detail.
  * No anchor of the hot scan is on it, so the tail pass reads it (tailAscendTaskTimeout), ahead of the generic exception
- * torch_npu raised for it ("RuntimeError: ACL stream synchronize failed.").
+ * torch_npu raised for it ("RuntimeError: ACL stream synchronize failed."). A kernel that ran past the AI core's or the
+ * vector core's timeout reads the same ("Kernel task happen error, retCode=0x30, [vector core timeout]", "[aicore timeout]",
+ * "The aicore execution times out.", ACL's 507014 and 507034): the device's work never finished; the chip is named in the
+ * error block around it.
  */
-const FFTS_TASK_TIMEOUT = /\bhccl fftsplus task timeout occurred\b/;
+const FFTS_TASK_TIMEOUT = /\bhccl fftsplus task timeout occurred\b|\[(?:vector core|aicore) timeout\]|\bThe aicore execution times out\b|\bfailed: 5070[13]4\b/;
 const CHIP_ID = /\bThe error from device\(chipId:(\d+)/;
 const timeoutLine = (text: string): boolean => HCCL_TIMEOUT.test(text) || TIMEOUT_CODE.test(text) || SYNC_WITH_TIMEOUT.test(text) || STREAM_SYNC.test(text);
 
@@ -297,7 +300,8 @@ const ascendTimeout: Signature = {
     const task = !hccl && !code && !sync && !STREAM_SYNC.test(line.content) && FFTS_TASK_TIMEOUT.test(line.content);
     if (!hccl && !code && !sync && !task && !STREAM_SYNC.test(line.content)) return undefined;
     if (task) for (let k = 1; k <= 6; k++) if (timeoutLine(line.previous(k) ?? '')) return undefined;
-    const chip = task ? CHIP_ID.exec(line.content) : null;
+    let chip = task ? CHIP_ID.exec(line.content) : null;
+    for (let k = 1; k <= 4 && task && !chip; k++) chip = CHIP_ID.exec(line.previous(k) ?? '') ?? CHIP_ID.exec(line.next(k) ?? '');
     const above = exceptionAbove(line);
     const rank = ascendRank(line) ?? (above > 0 ? ascendSuffixRank(line.previous(above - 1) ?? '') : undefined);
     const what = hccl
@@ -305,7 +309,7 @@ const ascendTimeout: Signature = {
         ? 'HCCL collective timed out waiting for a peer (EI0002, Notify wait)'
         : 'HCCL could not connect to a peer in time (EI0006, socket timeout)'
       : task
-        ? 'HCCL task timed out on the device waiting for a peer (fftsplus task timeout)'
+        ? /fftsplus/.test(line.content) ? 'HCCL task timed out on the device waiting for a peer (fftsplus task timeout)' : 'A kernel on the NPU ran past its timeout (AI core or vector core): the device work never finished'
         : `Ascend ${code ? `runtime timeout (${code[0].replace('error code is ', '')})` : sync ? `runtime timeout (${sync[1]})` : 'stream synchronize timeout'}: queued device work never finished`;
     return {
       signature: 'ascend-timeout',
@@ -418,7 +422,7 @@ export const signatures: readonly Signature[] = [cachingAllocator, ascendRuntime
 /** The device's HCCL task timeout (FFTS_TASK_TIMEOUT), read by the tail pass: the error itself, ahead of the exception raised for it. */
 export const tailAscendTaskTimeout: Signature = {
   ...ascendTimeout,
-  needles: ['fftsplus task timeout'],
+  needles: ['fftsplus task timeout', 'core timeout]', 'aicore execution times out', 'failed: 5070'],
   match(line) {
     const f = ascendTimeout.match(line);
     return f && { ...f, facts: { ...f.facts, tier: 2 } };

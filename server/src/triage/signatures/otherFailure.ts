@@ -146,6 +146,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'waiting for remainder of ranks', 'One or more tensors were submitted',
   // JAX's coordination service and TPU backend stalls (xla-tpu.ts).
   'heartbeat timeout', 'initialization is taking more than',
+  // Ascend's kernel timeouts (npu.ts tailAscendTaskTimeout).
+  'core timeout\\]', 'aicore execution times out', 'failed: 5070[13]4',
   // A Node package manager's script killed by SIGKILL (cpu.ts tailHostKill).
   'Command failed with signal "SIGKILL"', 'npm (?:ERR!|error) signal SIGKILL',
   // A notebook front end or server reporting that the kernel died (otherFailure's KERNEL_DIED).
@@ -179,6 +181,8 @@ const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s
  * Exceptions a launcher raises about a worker that is already dead; subprocess's CalledProcessError ("Command '[…]' returned
  * non-zero exit status 1.") is the parent's report of a child that exited, as torch.distributed.launch before torchrun raised it.
  */
+const TORCH_SHM_WRITE = /^unable to write to file <\/torch_\w+>/;
+const VRAM_OUT = /\b(?:[iu]nsufficient|not enough|out of) VRAM\b/i;
 const E_OUTOFMEMORY = /(?<![\w-])(?:-2147024882|0x8007000[Ee])\b/;
 const WINDOWS_COMMIT_LIMIT = /\[WinError 1455\]|\bThe paging file is too small for this operation to complete\b/;
 /** The first words of "CUDA out of memory" / "HIP out of memory", cut anywhere after "ou". */
@@ -730,6 +734,25 @@ export const otherFailure: Signature = {
           explanation: `The program received ${ex[1]} carrying E_OUTOFMEMORY, Windows' status for an allocation that did not fit (DirectML's device heap, or the host's memory); it could have caught it.`,
         };
       }
+      // PyTorch's DataLoader moving a batch through shared memory that is full ("RuntimeError: unable to write to file
+      // </torch_15769_1517813162>", with ": No space left on device (28)" where the OS said why): /dev/shm, host memory a
+      // container caps (Docker's 64 MB), ran out.
+      if (ex[3] !== undefined && TORCH_SHM_WRITE.test(ex[3])) {
+        const f = notOomFinding(line, 2, quote(text), true, [hostMemory]);
+        return {
+          ...f,
+          kind: 'catchable-oom',
+          platform: 'cpu',
+          summary: 'Host shared memory full: PyTorch could not write a tensor to /dev/shm',
+          explanation: `The program received ${ex[1]}: a DataLoader worker hands each batch to the main process through a file in /dev/shm, and there was no room for it (a container's small /dev/shm, or many workers with large batches).`,
+          fixes: [{ id: 'shm-size', title: 'Give /dev/shm more room (docker run --shm-size=16g, or --ipc=host), or use fewer DataLoader workers or smaller batches', rationale: 'Each worker\'s batches pass through shared memory.', snippet: 'docker run --shm-size=16g …' }, hostMemory],
+        };
+      }
+      // An application's own words for the device's memory running out ("… it is likely that you have unsufficient VRAM …").
+      if (ex[3] !== undefined && VRAM_OUT.test(ex[3])) {
+        const f = notOomFinding(line, 2, quote(text), true, [shrinkPeak()]);
+        return { ...f, kind: 'catchable-oom', platform: devicePlatformNear(line), summary: `Out of GPU memory: ${quote(ex[3])}`, explanation: `The program received ${ex[1]}, whose message says the GPU's memory (VRAM) was not enough; it could have caught it.` };
+      }
       // PyTorch's out-of-memory message cut inside its first words where the paste or the excerpt ends ("RuntimeError: CUDA
       // ou", "… CUDA out o"): nothing else it could say starts so.
       if (ex[3] !== undefined && cutOomMessage(ex[3]) && [1, 2, 3].every((k) => (line.next(k) ?? '').trim() === '')) {
@@ -1123,6 +1146,12 @@ export function chooseFailure<T extends { finding: Finding; line: number }>(foun
   for (const f of found) if (tier(f.finding) === 2) chosen = f;
   const lastCrash = [...found].reverse().find((f) => tier(f.finding) === 1 && CRASH.test(f.finding.summary));
   if (!chosen || (lastCrash && lastCrash.line > chosen.line + 20)) chosen = lastCrash ?? found[found.length - 1]!;
+  // A traceback cut before its exception line says nothing of what failed: an out-of-memory error the log stated (an
+  // application's report of it above the traceback) is the likelier cause.
+  if (chosen.finding.facts?.cutTraceback !== undefined) {
+    const oom = [...found].reverse().find((f) => f.finding.kind === 'catchable-oom' || f.finding.kind === 'runtime-abort' || f.finding.kind === 'fragmentation');
+    if (oom) chosen = oom;
+  }
   // A timeout every rank reports (the store-based barrier's): the first report stands for all, as the hot scan's merged
   // timeouts keep their first rank.
   if (chosen.finding.role === 'timeout') chosen = found.find((f) => f.finding.signature === chosen!.finding.signature) ?? chosen;
