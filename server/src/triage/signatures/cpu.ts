@@ -562,6 +562,9 @@ const shellKilled: Signature = {
     const report = KILL_REPORT.exec(c) ?? ZSH_JOB_KILLED.exec(c);
     const before = report ? c.slice(0, report.index).trim() : undefined;
     if (!JOB_KILLED.test(c) && !(before !== undefined && (before === '' || PROGRESS_BAR_END.test(before)))) return undefined;
+    // SGLang's scheduler watchdog kills the server's own process tree after it fires ("Watchdog timeout
+    // (self.watchdog_timeout=300)"): the shell's Killed under it is that kill, not the host's.
+    for (let k = 1; k <= 30; k++) if (/\bWatchdog timeout \(self\.watchdog_timeout=\d+\)/.test(line.previous(k) ?? '')) return undefined;
     // A process already dying of a failed glog CHECK ("F0719 … Check failed: …", then "*** Check failure stack trace: ***"
     // while it dumps its stack before abort()) and killed during the dump: the failed check is how the run ended.
     for (let k = 1; k <= 3; k++) if (/^\s*\*\*\* Check failure stack trace: \*\*\*\s*$/.test(line.previous(k) ?? '') && /Check failed:|^\s*F\d{4} /.test(line.previous(k + 1) ?? '')) return undefined;

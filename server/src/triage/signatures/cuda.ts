@@ -759,6 +759,37 @@ const watchdogStuck: Signature = {
   },
 };
 
+/**
+ * SGLang's scheduler watchdog (managers/scheduler.py watchdog_thread: "Watchdog timeout (self.watchdog_timeout=300)", each
+ * tensor-parallel scheduler behind its "[time TP4]" prefix, then it kills the server's process tree): a forward batch did not
+ * finish in time, a hang. The first TP index that reports it is the rank.
+ */
+const SGLANG_WATCHDOG = /\bWatchdog timeout \(self\.watchdog_timeout=(\d+)\)/;
+
+const sglangWatchdog: Signature = {
+  id: 'sglang-watchdog',
+  platform: 'cuda',
+  needles: ['Watchdog timeout (self.watchdog_timeout='],
+  match(line) {
+    const m = SGLANG_WATCHDOG.exec(line.content);
+    if (!m) return undefined;
+    const tp = /^\[[^\]]*\bTP(\d+)\]/.exec(line.content);
+    return {
+      signature: 'sglang-watchdog',
+      role: 'timeout',
+      kind: 'hang',
+      platform: platformNear(line),
+      catchable: false,
+      summary: `SGLang's scheduler watchdog fired: a batch did not finish in ${m[1]} s`,
+      explanation:
+        'The scheduler checks that its forward passes make progress; this one did not for the watchdog\'s timeout (a collective waiting for a rank that failed or stalled, or a kernel that never returns), and SGLang kills the server.',
+      ...(tp && { rank: Number(tp[1]) }),
+      numbers: {},
+      fixes: [findTheRootRank, { id: 'sglang-watchdog-timeout', title: 'Only if the batch is really that slow (a first compile, a huge prefill): raise --watchdog-timeout', rationale: 'The watchdog cannot tell a slow batch from a stuck one.' }],
+    };
+  },
+};
+
 /** TORCH_NCCL_DESYNC_DEBUG's report names the ranks that never joined or did not finish. */
 const desyncReport: Signature = {
   id: 'nccl-desync-report',
@@ -1626,7 +1657,7 @@ export const signatures: readonly Signature[] = [
   watchdogTimeout,
   dumpSignal,
   watchdogStuck,
-  desyncReport,
+  desyncReport, sglangWatchdog,
   ncclError,
   terminateOom,
   illegalAccess,

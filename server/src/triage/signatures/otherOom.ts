@@ -749,7 +749,7 @@ const BFC = /Allocator \((GPU|gpu|XPU|xpu)_(\d+)_bfc\) ran out of memory trying 
 const ALLOCATOR_HINT_TAIL = /max_split_size_mb to avoid fragmentation\.\s+See documentation for Memory Management\b/;
 const VLLM_NO_CACHE_BLOCKS = /\bNo available memory for the cache blocks\b/;
 const VLLM_KV_NEEDED = /\b([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \(([\d.]+) GiB\)/;
-const VLLM_FREE = /Free memory on device \(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired\s+GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/;
+const VLLM_FREE = /Free memory on device (?:(cuda|xpu|npu|hpu|rocm):(\d+) )?\(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired\s+GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/;
 /**
  * Faiss's GPU allocations (faiss/gpu/StandardGpuResources.cpp, utils/MemorySpace.cpp, utils/StackDeviceMemory.cpp). A failed
  * cudaMalloc under FAISS_THROW_FMT comes back to Python as RuntimeError ("Error in … faiss::gpu::StandardGpuResourcesImpl::
@@ -846,7 +846,7 @@ const THEANO_CUDANDARRAY = /\bCudaNdarray_\w+: allocation failed\b/;
 export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
-  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device (', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
+  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
     'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', ': allocation failed', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL'],
   match(line) {
     const text = line.content;
@@ -972,15 +972,17 @@ export const namedOom: Signature = {
         kvNeeded ? { requestedBytes: Math.round(Number(kvNeeded[1]) * GiB), freeBytes: Math.round(Number(kvNeeded[2]) * GiB) } : {},
       );
     }
-    if (/Free memory on device \(/.test(text)) {
+    // Newer releases name the device ("Free memory on device cuda:1 (19.77/22.05 GiB) on startup …").
+    if (/Free memory on device (?:\w+:\d+ )?\(/.test(text)) {
       const m = VLLM_FREE.exec(joinNext(line, 1).replace(/\n/g, ' '));
       if (!m) return undefined;
       const GiB = 1024 ** 3;
-      return finding(`vLLM found too little free device memory at startup for its gpu_memory_utilization (${m[3]})`, platformNear(line), false, {
-        freeBytes: Math.round(Number(m[1]) * GiB),
-        deviceTotalBytes: Math.round(Number(m[2]) * GiB),
-        requestedBytes: Math.round(Number(m[4]) * GiB),
+      const f = finding(`vLLM found too little free device memory at startup for its gpu_memory_utilization (${m[5]})`, m[1] === 'cuda' ? 'cuda' : platformNear(line), false, {
+        freeBytes: Math.round(Number(m[3]) * GiB),
+        deviceTotalBytes: Math.round(Number(m[4]) * GiB),
+        requestedBytes: Math.round(Number(m[6]) * GiB),
       });
+      return m[2] !== undefined ? { ...f, device: Number(m[2]) } : f;
     }
     return undefined;
   },
