@@ -293,7 +293,8 @@ const FLOORS = {
   blind55: { kind: 146 / 150, exact: 238 / 269 },
   // First run kind 143/150, exact 171/200; after its classes were filled (triage-blind56.test.ts): kind 147/150, exact 181/200.
   blind56: { kind: 147 / 150, exact: 181 / 200 },
-  blind57: { kind: 136 / 145, exact: 152 / 162 },
+  // First run kind 136/145, exact 152/162; after its classes were filled (triage-blind57.test.ts): kind 141/145, exact 153/162.
+  blind57: { kind: 141 / 145, exact: 153 / 162 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

@@ -373,19 +373,20 @@ const NAMED_HOST_KILLS: ReadonlyArray<{ pattern: RegExp; summary: string; explan
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory', 'init was OOM-killed', 'ow memory! ', 'Out of memory! ', 'Invoking oom killer', ' to process ', 'kB, limit ', 'SIGKILL', '"oom"', 'Out-of-memory detected!', 'oom-killed process:', 'Error R1'],
+  needles: [']', 'failed with -9', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory', 'init was OOM-killed', 'ow memory! ', 'Out of memory! ', 'Invoking oom killer', ' to process ', 'kB, limit ', 'SIGKILL', '"oom"', 'Out-of-memory detected!', 'oom-killed process:', 'Error R1'],
   match(line) {
     const gcc = GCC_KILLED.exec(line.content);
     // Python's CalledProcessError for a child that died of SIGKILL ("Command '[…]' died with <Signals.SIGKILL: 9>.", subprocess.py's
     // __str__ for returncode -9), as accelerate's launcher raises it: the exit-137 family, told by the parent.
-    const exit137 = !gcc && (EXIT_137.test(line.content) || DOCKER_EXEC_137.test(line.content) || /<Signals\.SIGKILL: 9>/.test(line.content));
+    // A compiler a framework ran, reported dead of SIGKILL by its exit status ("RuntimeError: neuronx-cc failed with -9").
+    const exit137 = !gcc && (EXIT_137.test(line.content) || DOCKER_EXEC_137.test(line.content) || /<Signals\.SIGKILL: 9>/.test(line.content) || /\b[\w.-]+ failed with -9\b/.test(line.content));
     const slurm = !gcc && !exit137 && (SLURM_OOM_EVENTS.test(line.content) || SRUN_OOM.test(line.content));
     const frame = !gcc && !exit137 && !slurm && KERNEL_OOM_FRAME.test(line.content);
     if (gcc || exit137 || slurm || frame) {
       const summary = gcc
         ? `The compiler (${gcc[1]}) was killed with SIGKILL, most likely by the host OOM killer`
         : exit137
-          ? 'A child process exited with status 137 (SIGKILL), most likely killed for host memory'
+          ? /failed with -9\b/.test(line.content) ? 'A child process was killed by SIGKILL (-9), most likely for host memory' : 'A child process exited with status 137 (SIGKILL), most likely killed for host memory'
           : slurm
             ? SRUN_OOM.test(line.content) ? 'Host OOM: srun reports a task killed for memory (Out Of Memory)' : 'Host OOM: Slurm detected oom-kill events in the job step\'s memory cgroup'
             : 'Host OOM: the kernel OOM killer\'s stack trace (a process was killed for memory)';

@@ -762,11 +762,12 @@ const watchdogStuck: Signature = {
 /**
  * SGLang's scheduler watchdog (managers/scheduler.py watchdog_thread: "Watchdog timeout (self.watchdog_timeout=300)", each
  * tensor-parallel scheduler behind its "[time TP4]" prefix, then it kills the server's process tree): a forward batch did not
- * finish in time, a hang. The first TP index that reports it is the rank.
+ * finish in time, a hang. The first TP index that reports it is the rank. Read by the tail pass, below any failure of its
+ * own a rank printed (an OOM, an exception, a crash): the watchdog fires after it.
  */
 const SGLANG_WATCHDOG = /\bWatchdog timeout \(self\.watchdog_timeout=(\d+)\)/;
 
-const sglangWatchdog: Signature = {
+export const tailSglangWatchdog: Signature = {
   id: 'sglang-watchdog',
   platform: 'cuda',
   needles: ['Watchdog timeout (self.watchdog_timeout='],
@@ -857,8 +858,9 @@ const terminateOom: Signature = {
   needles: ['terminate called after throwing'],
   match(line) {
     const text = joinNext(line, 3);
-    // std::bad_alloc is operator new failing on the host (cpu.ts); device allocators throw their own types.
-    if (/Watchdog caught/.test(text) || /instance of 'std::bad_alloc'/.test(line.content)) return undefined;
+    // std::bad_alloc is operator new failing on the host (cpu.ts); device allocators throw their own types. tt-metal's TT_THROW
+    // carries its own allocator's message, read whole by the tail pass (tailAllocFailure.ts).
+    if (/Watchdog caught/.test(text) || /instance of 'std::bad_alloc'/.test(line.content) || /\bTT_THROW\b|\btt::exception\b/.test(text)) return undefined;
     let takesOverLines: number[] | undefined;
     if (!/out of memory/i.test(text) && !DEVICE_BAD_ALLOC.test(line.content)) {
       if (!text.includes(TORCHSCRIPT_WRAPPER)) return undefined;
@@ -1657,7 +1659,7 @@ export const signatures: readonly Signature[] = [
   watchdogTimeout,
   dumpSignal,
   watchdogStuck,
-  desyncReport, sglangWatchdog,
+  desyncReport,
   ncclError,
   terminateOom,
   illegalAccess,

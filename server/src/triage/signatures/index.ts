@@ -6,7 +6,7 @@
  * fallback for any other out-of-memory wording (otherOom.ts), which yields to every other finding.
  */
 import { signatures as cpu, tailHostKill } from './cpu';
-import { signatures as cuda, tailBatchSizeExhausted, tailGgmlLoadFailure, tailWatchdogFrames } from './cuda';
+import { signatures as cuda, tailBatchSizeExhausted, tailGgmlLoadFailure, tailSglangWatchdog, tailWatchdogFrames } from './cuda';
 import { signatures as directml } from './directml';
 import { signatures as gaudi } from './gaudi';
 import { signatures as mps, tailMetalAssertion } from './mps';
@@ -28,4 +28,4 @@ export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ..
  * Run once at the end over the retained tail, only when no signature above found anything (see
  * otherFailure.ts): the failure a log ended with, when it is not one Headroom knows.
  */
-export const TAIL_SIGNATURES: readonly Signature[] = [tailHostKill, tailWatchdogFrames, tailGgmlLoadFailure, tailBatchSizeExhausted, tailModelDoesNotFit, tailHbmReport, tailAllocFailure, tailMetalAssertion, tailAscendTaskTimeout, tailStoreBarrier, tailJaxStall, otherFailure];
+export const TAIL_SIGNATURES: readonly Signature[] = [tailHostKill, tailWatchdogFrames, tailGgmlLoadFailure, tailBatchSizeExhausted, tailModelDoesNotFit, tailHbmReport, tailAllocFailure, tailMetalAssertion, tailAscendTaskTimeout, tailStoreBarrier, tailJaxStall, tailSglangWatchdog, otherFailure];

@@ -146,6 +146,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'waiting for remainder of ranks', 'One or more tensors were submitted',
   // JAX's coordination service and TPU backend stalls (xla-tpu.ts).
   'heartbeat timeout', 'initialization is taking more than',
+  // SGLang's scheduler watchdog (cuda.ts tailSglangWatchdog).
+  'Watchdog timeout \\(self',
   // Ascend's kernel timeouts (npu.ts tailAscendTaskTimeout).
   'core timeout\\]', 'aicore execution times out', 'failed: 5070[13]4',
   // A Node package manager's script killed by SIGKILL (cpu.ts tailHostKill).
@@ -181,8 +183,10 @@ const IPYTHON_HEADER = /^\s*((?:[A-Za-z_]\w*\.)*([A-Z]\w*(?:Error|Exception)))\s
  * Exceptions a launcher raises about a worker that is already dead; subprocess's CalledProcessError ("Command '[…]' returned
  * non-zero exit status 1.") is the parent's report of a child that exited, as torch.distributed.launch before torchrun raised it.
  */
-const TORCH_SHM_WRITE = /^unable to write to file <\/torch_\w+>/;
+const TORCH_SHM_WRITE = /^unable to write to file <\/torch_\w+>(?::\s*No space left on device \(28\)|\s+at \S|\s*$)/;
 const VRAM_OUT = /\b(?:[iu]nsufficient|not enough|out of) VRAM\b/i;
+/** Advice or a denial around those words ("If you are out of VRAM, try --medvram", "this is not an out of VRAM error"). */
+const VRAM_HEDGE = /\b(?:if|when|whether|may|might|could|tip|try|not an?)\b[^.]{0,40}\b(?:[iu]nsufficient|not enough|out of|run out of) VRAM\b/i;
 const E_OUTOFMEMORY = /(?<![\w-])(?:-2147024882|0x8007000[Ee])\b/;
 const WINDOWS_COMMIT_LIMIT = /\[WinError 1455\]|\bThe paging file is too small for this operation to complete\b/;
 /** The first words of "CUDA out of memory" / "HIP out of memory", cut anywhere after "ou". */
@@ -749,7 +753,7 @@ export const otherFailure: Signature = {
         };
       }
       // An application's own words for the device's memory running out ("… it is likely that you have unsufficient VRAM …").
-      if (ex[3] !== undefined && VRAM_OUT.test(ex[3])) {
+      if (ex[3] !== undefined && VRAM_OUT.test(ex[3]) && !VRAM_HEDGE.test(ex[3])) {
         const f = notOomFinding(line, 2, quote(text), true, [shrinkPeak()]);
         return { ...f, kind: 'catchable-oom', platform: devicePlatformNear(line), summary: `Out of GPU memory: ${quote(ex[3])}`, explanation: `The program received ${ex[1]}, whose message says the GPU's memory (VRAM) was not enough; it could have caught it.` };
       }
@@ -1146,12 +1150,6 @@ export function chooseFailure<T extends { finding: Finding; line: number }>(foun
   for (const f of found) if (tier(f.finding) === 2) chosen = f;
   const lastCrash = [...found].reverse().find((f) => tier(f.finding) === 1 && CRASH.test(f.finding.summary));
   if (!chosen || (lastCrash && lastCrash.line > chosen.line + 20)) chosen = lastCrash ?? found[found.length - 1]!;
-  // A traceback cut before its exception line says nothing of what failed: an out-of-memory error the log stated (an
-  // application's report of it above the traceback) is the likelier cause.
-  if (chosen.finding.facts?.cutTraceback !== undefined) {
-    const oom = [...found].reverse().find((f) => f.finding.kind === 'catchable-oom' || f.finding.kind === 'runtime-abort' || f.finding.kind === 'fragmentation');
-    if (oom) chosen = oom;
-  }
   // A timeout every rank reports (the store-based barrier's): the first report stands for all, as the hot scan's merged
   // timeouts keep their first rank.
   if (chosen.finding.role === 'timeout') chosen = found.find((f) => f.finding.signature === chosen!.finding.signature) ?? chosen;

@@ -46,7 +46,7 @@ const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?
 const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
 const GGML_PINNED = /\b(?:ggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory|failed to allocate pinned (?:system |host )?memory): (.+)$/;
 const SGLANG_POOL = /\b(?:(?:Decode|Prefill) out of memory\. Try to lower your batch size|alloc_req_slots runs out of memory)\b/;
-const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|\[W\] |\bSkipping tactic\b|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
+const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|(?:^|\] )\[W\] |\bSkipping tactic\b|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
 /**
  * A glog FATAL or CHECK, a program's own termination notice, torch_memory_saver's check (csrc's CURESULT_CHECK and its
  * cudaError twin print "[torch_memory_saver.cpp] … error …" and exit(1); from memory of that source).
@@ -840,6 +840,13 @@ const CATBOOST_OOM = /\bError: Out of memory\. Requested ([\d.]+)(?: ?MB)?; Free
  * code: RKNN_ERR_MALLOC_FAIL". rknn_init returns the error; a program that goes on with the handle crashes.
  */
 const RKNN_MALLOC = /\bfailed to malloc npu memory!?,? size: (\d+)|\bRKNN_ERR_MALLOC_FAIL\b/;
+/**
+ * AWS Neuron's runtime driver (Trainium, Inferentia) failing to allocate: "[TDRV:dmem_alloc] Failed to alloc DEVICE memory:
+ * 4194304" (HOST memory likewise), under NRTD's NERR_RESOURCE when a model is loaded, and "TDRV:dma_ring_allocate No more pages
+ * for ring type: 1" (the DMA rings' memory). The load fails with the error returned to the framework.
+ */
+const NEURON_DMEM = /\[TDRV:dmem_alloc\] Failed to alloc (DEVICE|HOST) memory: (\d+)/;
+const NEURON_DMA_RING = /\bTDRV:dma_ring_allocate\b.*\bNo more pages\b/;
 /** Theano's old GPU backend (cuda_ndarray.cu): "CudaNdarray_ZEROS: allocation failed." when device_malloc returned NULL, raised as RuntimeError/MemoryError. */
 const THEANO_CUDANDARRAY = /\bCudaNdarray_\w+: allocation failed\b/;
 
@@ -847,7 +854,7 @@ export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', ': allocation failed', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL'],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', ': allocation failed', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'dmem_alloc] Failed to alloc', 'dma_ring_allocate'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -927,6 +934,9 @@ export const namedOom: Signature = {
       const withUnit = /Requested [\d.]+ ?MB; Free [\d.]+ ?MB/.test(text);
       return finding("CatBoost's GPU memory pool could not fit the request", 'cuda', aborts, withUnit ? { requestedBytes: mb(catboost[1]!), freeBytes: mb(catboost[2]!) } : {});
     }
+    const neuron = NEURON_DMEM.exec(text);
+    if (neuron) return finding(`AWS Neuron's runtime could not allocate ${neuron[1] === 'HOST' ? 'host' : 'device'} memory`, neuron[1] === 'HOST' ? 'cpu' : 'npu', false, { requestedBytes: Number(neuron[2]) });
+    if (NEURON_DMA_RING.test(text)) return finding("AWS Neuron's runtime had no memory left for a DMA ring", 'npu', false, {});
     const rknn = RKNN_MALLOC.exec(text);
     if (rknn) {
       const crashed = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].some((k) => /Segmentation fault|\bSIGSEGV\b|Aborted \(core dumped\)/.test(line.next(k) ?? ''));
@@ -977,7 +987,9 @@ export const namedOom: Signature = {
       const m = VLLM_FREE.exec(joinNext(line, 1).replace(/\n/g, ' '));
       if (!m) return undefined;
       const GiB = 1024 ** 3;
-      const f = finding(`vLLM found too little free device memory at startup for its gpu_memory_utilization (${m[5]})`, m[1] === 'cuda' ? 'cuda' : platformNear(line), false, {
+      // vLLM names ROCm's devices "cuda:N" too: that name says a GPU, the lines around say whose.
+      const named = m[1] === 'xpu' ? 'xpu' : m[1] === 'npu' ? 'npu' : m[1] === 'hpu' ? 'gaudi' : m[1] === 'cuda' ? devicePlatformNear(line) : platformNear(line);
+      const f = finding(`vLLM found too little free device memory at startup for its gpu_memory_utilization (${m[5]})`, named, false, {
         freeBytes: Math.round(Number(m[3]) * GiB),
         deviceTotalBytes: Math.round(Number(m[4]) * GiB),
         requestedBytes: Math.round(Number(m[6]) * GiB),

@@ -90,7 +90,7 @@ const TT_METAL_BANK_STATE = /\(allocated: (\d+) B, free: (\d+) B, largest free b
  * 1601536" (the L1 buffers already placed leave the circular buffers no room; addresses, not sizes). L1 ran out either way.
  */
 const TT_CB_BEYOND_L1 = /\bStatically allocated circular buffers on core range .*? grow to (\d+) B which is beyond max L1 size of (\d+) B/;
-const TT_CB_CLASH = /\bStatically allocated circular buffers in program \d+ clash with L1 buffers\b/;
+const TT_CB_CLASH = /\bStatically allocated circular buffers in program (?:\d+|\{\}) clash with L1 buffers\b/;
 /**
  * MLX's Metal allocator refusing one buffer over the device's largest (MTLDevice.maxBufferLength): "[metal::malloc]
  * Attempting to allocate N bytes which is greater than the maximum allowed buffer size of M bytes." (older builds
@@ -262,7 +262,8 @@ export const tailAllocFailure: Signature = {
         device: Number(mapOom[1]),
       };
     }
-    if (CUDA_NUMBERED_OOM.test(line.content) && !/out of memory/i.test(line.content)) {
+    // Not a program that could not start another ("CreateProcess(…\\CUDA\\v11.8\\bin\\nvcc.exe) failed with error 2", ENOENT).
+    if (CUDA_NUMBERED_OOM.test(line.content) && !/out of memory/i.test(line.content) && !/\b(?:CreateProcess\w*|execv?p?e?|spawn\w*|open)\(|No such file/.test(line.content)) {
       return allocFailure(line, {
         kind: thrownUncaught(line) || endsProcessAfter(line, 3) ? 'runtime-abort' : 'catchable-oom',
         platform: 'cuda',
@@ -461,11 +462,15 @@ export const tailAllocFailure: Signature = {
       // that tt-xla plugs into, as the corpus's collectors labelled 22 of 23 Tenstorrent logs.
       const near = platformNear(line);
       const state = TT_METAL_BANK_STATE.exec(ttText.slice(tt.index));
+      // Thrown where nothing caught it: libstdc++'s terminate prints the exception as "what():  TT_THROW @ …" above it.
+      const aborted = thrownUncaught(line) || [1, 2, 3].some((k) => /^\s*what\(\):\s+TT_THROW\b/.test(line.previous(k) ?? ''));
       return allocFailure(line, {
-        kind: 'catchable-oom',
+        kind: aborted ? 'runtime-abort' : 'catchable-oom',
         platform: near === 'cpu' ? 'xla-tpu' : near,
         summary: `Out of memory: tt-metal could not allocate a ${formatBytes(requested)} ${tt[2]} buffer across ${tt[3]} banks`,
-        explanation: 'Tenstorrent\'s tt-metal allocator found no free range in the device\'s banks for the buffer and threw an exception (a RuntimeError in Python) the program could have caught.',
+        explanation: aborted
+          ? 'Tenstorrent\'s tt-metal allocator found no free range in the device\'s banks for the buffer and threw an exception nothing caught, so the process aborted.'
+          : 'Tenstorrent\'s tt-metal allocator found no free range in the device\'s banks for the buffer and threw an exception (a RuntimeError in Python) the program could have caught.',
         numbers: { requestedBytes: requested, ...(state && { allocatedBytes: Number(state[1]), freeBytes: Number(state[2]) }) },
         fixes: [shrinkPeak('the tensors placed in device DRAM/L1 (batch, sequence length, sharding)')],
       });
