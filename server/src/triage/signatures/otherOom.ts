@@ -854,7 +854,7 @@ export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', ': allocation failed', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'dmem_alloc] Failed to alloc', 'dma_ring_allocate'],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', 'allocation failed.', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'dmem_alloc] Failed to alloc', 'dma_ring_allocate'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
