@@ -487,6 +487,8 @@ const tensorflowGpu: Signature = {
 
 /** `host:pid:tid [3] include/alloc.h:178 NCCL WARN Cuda failure 'out of memory'` — NCCL's device index. */
 const NCCL_DEVICE = /\s\[(\d+)\]\s/;
+/** The same index in front of a WARN line's source location only, where it is NCCL's prefix. */
+const NCCL_WARN_DEVICE = /:\d+:\d+ \[(\d+)\] \S+ NCCL WARN\b/;
 
 /** NCCL's own device allocations failing: they live outside PyTorch's cache. */
 const ncclOom: Signature = {
@@ -564,12 +566,15 @@ const ncclError: Signature = {
         fixes: [findTheRootRank, NCCL_DEBUG_FIX],
       };
     }
+    // NCCL's own WARN line names the local device it ran on ("host:pid:tid [4] transport/net_ib.cc:154 NCCL WARN …").
+    const device = NCCL_WARN_DEVICE.exec(line.content);
     return {
       signature: 'nccl-error',
       role: 'nccl-error',
       kind: 'not-oom',
       platform: 'cuda',
       catchable: false,
+      ...(device && { device: Number(device[1]) }),
       summary: network ? 'NCCL call failed: a peer process exited or the network failed' : 'NCCL call failed',
       explanation: network
         ? 'NCCL lost a peer: another rank\'s process ended (its own log shows why: an OOM, a host kill, an exception) or the network between the nodes failed. ' +

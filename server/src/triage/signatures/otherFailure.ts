@@ -791,6 +791,13 @@ export const otherFailure: Signature = {
       const f = notOomFinding(line, 2, quote(text), !launcher, launcher ? [findTheFirstFailure] : [lookAtFailure(`the ${type} and the innermost frame of your code above it`)]);
       if (launcher) f.facts = { ...f.facts, launcher: 1 };
       if (headerFrames && headerFrames.length > 0) f.frames = headerFrames;
+      // PyTorch's device check naming one accelerator beside the CPU ("Expected all tensors to be on the same device, but
+      // found at least two devices, cuda:0 and cpu!"): that accelerator is the device; two accelerators name none.
+      const mixed = /\bExpected all tensors to be on the same device, but found at least two devices, (\w+)(?::(\d+))? and (\w+)(?::(\d+))?/.exec(text);
+      if (mixed && (mixed[1] === 'cpu') !== (mixed[3] === 'cpu')) {
+        const index = mixed[2] ?? mixed[4];
+        if (index !== undefined) f.device = Number(index);
+      }
       // torch.nn.DataParallel re-raises a replica's exception as "Caught X in replica N on device D."
       // (parallel_apply.py's ExceptionWrapper); DataParallel replicates onto CUDA devices.
       const replica = /\bCaught \w+ in replica \d+ on device (\d+)\./.exec(text);
