@@ -72,6 +72,8 @@ const NEW_ALLOWED = sentence(String.raw`SIZE allowed;`);
 const NEW_ALLOCATED = sentence(String.raw`Of the allocated memory SIZE is allocated by PyTorch`);
 const NEW_PRIVATE = sentence(String.raw`with SIZE allocated in private pools`);
 const NEW_UNALLOCATED = sentence(String.raw`and SIZE is reserved by PyTorch but unallocated`);
+/** The same sentence cut where a paste or an excerpt ended, after its number and at least "is res" ("… and 2.51 GiB is reserv"). */
+const NEW_UNALLOCATED_CUT = new RegExp(sentence(String.raw`and SIZE is res`).source + String.raw`[\w ]*$`);
 
 const OLD_FIELD = new RegExp(String.raw`^\s*${SIZE}\s+(.*?)\s*$`);
 const OLD_DEVICE = /^\s*(GPU|NPU|XPU)\s*(\d+)\s*$/;
@@ -146,7 +148,7 @@ function readNewFormat(rest: string, result: AllocatorMessage): AllocatorMessage
   set('processInUseBytes', bytesOf(NEW_PROCESS.exec(rest)));
   set('allowedBytes', bytesOf(NEW_ALLOWED.exec(rest)));
   set('allocatedBytes', bytesOf(NEW_ALLOCATED.exec(rest)));
-  set('reservedUnallocatedBytes', bytesOf(NEW_UNALLOCATED.exec(rest)));
+  set('reservedUnallocatedBytes', bytesOf(NEW_UNALLOCATED.exec(rest) ?? NEW_UNALLOCATED_CUT.exec(rest)));
   const listed = [...rest.matchAll(OTHER_PROCESS)];
   result.otherProcesses = listed.length;
   // PyTorch names the process by the pid NVML reports; inside a container (Colab, Docker) that is not
@@ -212,7 +214,10 @@ function readOldFormat(rest: string, result: AllocatorMessage): AllocatorMessage
   const close = rest.indexOf(')', open);
   const body = rest.slice(open + 1, close < 0 ? undefined : close);
   const n = result.numbers;
-  for (const part of body.split(';')) {
+  const parts = body.split(';');
+  // The last field of a message cut where a paste or an excerpt ended names itself by its first letters ("6.83 GiB rese").
+  const cutLabel = (label: string, part: string, whole: string): boolean => close < 0 && part === parts[parts.length - 1] && label.length >= 3 && whole.startsWith(label);
+  for (const part of parts) {
     const device = OLD_DEVICE.exec(part);
     if (device) {
       result.deviceWord = device[1]!;
@@ -227,10 +232,10 @@ function readOldFormat(rest: string, result: AllocatorMessage): AllocatorMessage
     if (label === 'total capacity') n.deviceTotalBytes = bytes;
     else if (label === 'already allocated') n.allocatedBytes = bytes;
     else if (label === 'free') n.freeBytes = bytes;
-    else if (label.startsWith('reserved in total')) n.reservedBytes = bytes;
+    else if (label.startsWith('reserved in total') || cutLabel(label, part, 'reserved in total by PyTorch')) n.reservedBytes = bytes;
     // 1.x-2.0 print the memory-fraction limit as "X allowed;" when one is set.
     else if (label === 'allowed') n.allowedBytes = bytes;
-    else if (label === 'cached') n.reservedUnallocatedBytes = bytes;
+    else if (label === 'cached' || cutLabel(label, part, 'cached')) n.reservedUnallocatedBytes = bytes;
   }
   return result;
 }
