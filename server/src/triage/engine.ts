@@ -99,7 +99,6 @@ function anchorPattern(): RegExp {
   return new RegExp([...ANCHORS, ...NON_ASCII_ANCHORS.map(maskedLiteral)].join('|'), 'g');
 }
 
-/** Cleans one decoded line for matching: colour codes and a trailing CR go. */
 /**
  * The accelerator a tail of a log names (a CUDA device banner, frames under torch/cuda or torch_npu, a launcher's GPU
  * list), if any; none when it says the run had none ("No GPU/TPU found", "CUDA is not available", Lightning's "GPU available:
@@ -112,6 +111,7 @@ function namedPlatform(ascii: string): Platform | undefined {
   return platformNamedIn(ascii.split('\n').filter((l) => !NAMES_NO_PLATFORM.test(l)).join('\n'));
 }
 
+/** Cleans one decoded line for matching: colour codes, a trailing CR and a paste's Markdown quote marker or stray backtick go. */
 function cleanLine(decoded: string): string {
   let line = decoded;
   if (line.endsWith('\r')) line = line.slice(0, -1);

@@ -41,7 +41,7 @@ function renderVerdict(post: Post, v: Verdict, index: number): HTMLElement {
 
 export function renderTriage(post: Post, report: TriageReport): Array<HTMLElement | string> {
   const heading = h('h1', {}, `Triage: ${report.source}`);
-  const [only] = report.verdicts;
-  if (report.verdicts.length === 1 && only!.noFailureFound) return [heading, h('p', { class: 'empty', 'data-kind': only!.kind }, `${only!.summary} (${only!.platform}). ${only!.explanation}`)];
+  const only = report.verdicts.length === 1 ? report.verdicts[0] : undefined;
+  if (only?.noFailureFound) return [heading, h('p', { class: 'empty', 'data-kind': only.kind }, `${only.summary} (${only.platform}). ${only.explanation}`)];
   return [heading, ...report.verdicts.map((v, i) => renderVerdict(post, v, i))];
 }

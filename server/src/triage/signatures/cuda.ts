@@ -848,6 +848,8 @@ const TORCHSCRIPT_WRAPPER = 'The following operation failed in the TorchScript i
 /** How far back an out-of-memory message may be printed before the terminate of its uncaught repeat. */
 const EARLIER_OOM_LINES = 6;
 
+/** Device allocators' own exception types, which say what failed when the what() line is cut off: Paddle's and thrust's. */
+const DEVICE_BAD_ALLOC = /instance of '(?:paddle::memory::allocation::BadAlloc|thrust::system::detail::bad_alloc)'/;
 /**
  * `terminate called after throwing an instance of ...` with an out-of-memory reason: the process
  * aborted. Under TorchScript the `what():` is the interpreter's wrapper, with the original error at
@@ -855,8 +857,6 @@ const EARLIER_OOM_LINES = 6;
  * just before (libtorch programs such as dorado log the OOM, empty the cache and retry) is the
  * error that escaped, and that message's verdict becomes this abort.
  */
-/** Device allocators' own exception types, which say what failed when the what() line is cut off: Paddle's and thrust's. */
-const DEVICE_BAD_ALLOC = /instance of '(?:paddle::memory::allocation::BadAlloc|thrust::system::detail::bad_alloc)'/;
 const terminateOom: Signature = {
   id: 'cuda-terminate-oom',
   platform: 'cuda',
@@ -981,15 +981,15 @@ function libraryStatusAdvice(status: string): { meaning: string; fixes: Fix[] } 
   return { meaning: 'a kernel failed or got bad arguments (often an earlier asynchronous fault, or an out-of-range index or shape)', fixes: [debugAsync, libraryVersions] };
 }
 
+/** A device allocation that failed: the driver's or runtime's status, or an exception for it; not a warning, a hint or a retry. */
+const CUDA_DEVICE_OOM_NEAR = /\bCUDA_ERROR_OUT_OF_MEMORY\b|\bcudaErrorMemoryAllocation\b|(?:Error|error): CUDA out of memory\b/;
+const cudaDeviceOomNear = (text: string): boolean => CUDA_DEVICE_OOM_NEAR.test(text) && !/\bwarn|\bif you\b|\bnote:|\btip:|\bhalving\b/i.test(text) && !WENT_ON_INSTEAD.test(text);
 /**
  * cuDNN/cuBLAS/cuSOLVER/cuSPARSE statuses other than an allocation failure (which libraryAlloc
  * claims): CUDNN_STATUS_NOT_SUPPORTED, _INTERNAL_ERROR, _EXECUTION_FAILED, _BAD_PARAM,
  * CUBLAS_STATUS_NOT_INITIALIZED, ... Not memory failures as reported, though a handle created on a
  * full device can fail with a generic status, so the advice says how to rule that out.
  */
-/** A device allocation that failed: the driver's or runtime's status, or an exception for it; not a warning, a hint or a retry. */
-const CUDA_DEVICE_OOM_NEAR = /\bCUDA_ERROR_OUT_OF_MEMORY\b|\bcudaErrorMemoryAllocation\b|(?:Error|error): CUDA out of memory\b/;
-const cudaDeviceOomNear = (text: string): boolean => CUDA_DEVICE_OOM_NEAR.test(text) && !/\bwarn|\bif you\b|\bnote:|\btip:|\bhalving\b/i.test(text) && !WENT_ON_INSTEAD.test(text);
 const libraryStatus: Signature = {
   id: 'cuda-library-status',
   platform: 'cuda',

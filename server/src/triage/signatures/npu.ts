@@ -297,8 +297,9 @@ const ascendTimeout: Signature = {
     const hccl = HCCL_TIMEOUT.exec(line.content);
     const code = TIMEOUT_CODE.exec(line.content);
     const sync = SYNC_WITH_TIMEOUT.exec(line.content);
-    const task = !hccl && !code && !sync && !STREAM_SYNC.test(line.content) && FFTS_TASK_TIMEOUT.test(line.content);
-    if (!hccl && !code && !sync && !task && !STREAM_SYNC.test(line.content)) return undefined;
+    const streamSync = STREAM_SYNC.test(line.content);
+    const task = !hccl && !code && !sync && !streamSync && FFTS_TASK_TIMEOUT.test(line.content);
+    if (!hccl && !code && !sync && !streamSync && !task) return undefined;
     if (task) for (let k = 1; k <= 6; k++) if (timeoutLine(line.previous(k) ?? '')) return undefined;
     let chip = task ? CHIP_ID.exec(line.content) : null;
     for (let k = 1; k <= 4 && task && !chip; k++) chip = CHIP_ID.exec(line.previous(k) ?? '') ?? CHIP_ID.exec(line.next(k) ?? '');

@@ -20,7 +20,7 @@
  * (the failure the log ended with, not a traceback the program printed and went on from), unless a
  * crash (segfault, abort) came well after it; else the last launcher line.
  */
-import type { Fix, SourceFrame } from '../../protocol';
+import type { Fix, Platform, SourceFrame } from '../../protocol';
 import { CUT_FRAME_HEAD, framesOf, ipythonFrames, isTracebackBody } from '../frames';
 import { SIZE, toBytes } from '../sizes';
 import { debugAsync, findTheRootRank, hostMemory, shrinkPeak } from '../fixes';
@@ -395,6 +395,11 @@ function faulthandlerFrames(line: LineView): SourceFrame[] {
 const PIN_MEMORY_THREAD = /\bCaught \w+ in pin memory thread for device (\d+)\b/;
 
 /** The not-oom finding of a failure line a fallback read, with the platform and device the lines around it name. */
+/** An exception the program received whose message says, in words no allocator signature reads, that memory ran out. */
+function raisedOom(line: LineView, text: string, fixes: Fix[], said: { platform?: Platform; summary: string; explanation: string }): Finding {
+  return { ...notOomFinding(line, 2, quote(text), true, fixes), kind: 'catchable-oom', ...said };
+}
+
 export function notOomFinding(line: LineView, tier: Tier, name: string, catchable: boolean, fixes: Fix[]): Finding {
   let platform = platformNear(line);
   const pinned = PIN_MEMORY_THREAD.exec(line.content);
@@ -716,59 +721,48 @@ export const otherFailure: Signature = {
       // operation to complete", in the system's language), raised as OSError, typically while torch maps its CUDA DLLs in each
       // DataLoader worker: the host's RAM plus paging file ran out.
       if (WINDOWS_COMMIT_LIMIT.test(text)) {
-        const f = notOomFinding(line, 2, quote(text), true, [hostMemory]);
-        return {
-          ...f,
-          kind: 'catchable-oom',
+        return raisedOom(line, text, [hostMemory, { id: 'windows-paging-file', title: 'Let Windows grow the paging file (System properties > Advanced > Virtual memory), or start fewer DataLoader workers', rationale: 'Each worker process maps torch\'s CUDA libraries and commits memory for them.' }], {
           platform: 'cpu',
           summary: 'Host out of memory: Windows could not commit memory (WinError 1455, the paging file is too small)',
           explanation: `The program received ${ex[1]}: Windows had no commit left (RAM plus the paging file) for what it asked, often the CUDA libraries torch maps into every worker process. It could have caught it.`,
-          fixes: [hostMemory, { id: 'windows-paging-file', title: 'Let Windows grow the paging file (System properties > Advanced > Virtual memory), or start fewer DataLoader workers', rationale: 'Each worker process maps torch\'s CUDA libraries and commits memory for them.' }],
-        };
+        });
       }
       // Windows' E_OUTOFMEMORY HRESULT (0x8007000E, -2147024882 as a signed int) in the message of an exception, as torch-directml
       // raises it ("RuntimeError: Unknown error -2147024882" under "DML allocator out of memory!") and Windows ML and ONNX
       // Runtime's DirectML provider return it.
       if (ex[3] !== undefined && E_OUTOFMEMORY.test(ex[3])) {
-        const f = notOomFinding(line, 2, quote(text), true, [shrinkPeak()]);
-        return {
-          ...f,
-          kind: 'catchable-oom',
+        return raisedOom(line, text, [shrinkPeak()], {
           summary: 'Out of memory: Windows returned E_OUTOFMEMORY (0x8007000E)' + (/\bDML\b|directml/i.test([1, 2, 3, 4, 5, 6].map((k) => line.previous(k) ?? '').join('\n')) ? ' from DirectML' : ''),
           explanation: `The program received ${ex[1]} carrying E_OUTOFMEMORY, Windows' status for an allocation that did not fit (DirectML's device heap, or the host's memory); it could have caught it.`,
-        };
+        });
       }
       // PyTorch's DataLoader moving a batch through shared memory that is full ("RuntimeError: unable to write to file
       // </torch_15769_1517813162>", with ": No space left on device (28)" where the OS said why): /dev/shm, host memory a
       // container caps (Docker's 64 MB), ran out.
       if (ex[3] !== undefined && TORCH_SHM_WRITE.test(ex[3])) {
-        const f = notOomFinding(line, 2, quote(text), true, [hostMemory]);
-        return {
-          ...f,
-          kind: 'catchable-oom',
+        return raisedOom(line, text, [{ id: 'shm-size', title: 'Give /dev/shm more room (docker run --shm-size=16g, or --ipc=host), or use fewer DataLoader workers or smaller batches', rationale: 'Each worker\'s batches pass through shared memory.', snippet: 'docker run --shm-size=16g …' }, hostMemory], {
           platform: 'cpu',
           summary: 'Host shared memory full: PyTorch could not write a tensor to /dev/shm',
           explanation: `The program received ${ex[1]}: a DataLoader worker hands each batch to the main process through a file in /dev/shm, and there was no room for it (a container's small /dev/shm, or many workers with large batches).`,
-          fixes: [{ id: 'shm-size', title: 'Give /dev/shm more room (docker run --shm-size=16g, or --ipc=host), or use fewer DataLoader workers or smaller batches', rationale: 'Each worker\'s batches pass through shared memory.', snippet: 'docker run --shm-size=16g …' }, hostMemory],
-        };
+        });
       }
       // An application's own words for the device's memory running out ("… it is likely that you have unsufficient VRAM …").
       if (ex[3] !== undefined && VRAM_OUT.test(ex[3]) && !VRAM_HEDGE.test(ex[3])) {
-        const f = notOomFinding(line, 2, quote(text), true, [shrinkPeak()]);
-        return { ...f, kind: 'catchable-oom', platform: devicePlatformNear(line), summary: `Out of GPU memory: ${quote(ex[3])}`, explanation: `The program received ${ex[1]}, whose message says the GPU's memory (VRAM) was not enough; it could have caught it.` };
+        return raisedOom(line, text, [shrinkPeak()], {
+          platform: devicePlatformNear(line),
+          summary: `Out of GPU memory: ${quote(ex[3])}`,
+          explanation: `The program received ${ex[1]}, whose message says the GPU's memory (VRAM) was not enough; it could have caught it.`,
+        });
       }
       // PyTorch's out-of-memory message cut inside its first words where the paste or the excerpt ends ("RuntimeError: CUDA
       // ou", "… CUDA out o"): nothing else it could say starts so.
       if (ex[3] !== undefined && cutOomMessage(ex[3]) && [1, 2, 3].every((k) => (line.next(k) ?? '').trim() === '')) {
         const hip = ex[3].startsWith('HIP');
-        const f = notOomFinding(line, 2, quote(text), true, [shrinkPeak()]);
-        return {
-          ...f,
-          kind: 'catchable-oom',
+        return raisedOom(line, text, [shrinkPeak()], {
           platform: hip ? 'rocm' : 'cuda',
           summary: `${hip ? 'HIP' : 'CUDA'} out of memory (the message is cut off after "${ex[3].trim()}")`,
           explanation: `The log ends inside the first words of PyTorch's out-of-memory message, raised as ${ex[1]}: the program could have caught it. The sizes were cut off with the rest.`,
-        };
+        });
       }
       // IPython's header starts the traceback; its frames are the lines below it.
       const headerFrames = header ? ipythonFrames(line) : undefined;

@@ -749,7 +749,7 @@ const BFC = /Allocator \((GPU|gpu|XPU|xpu)_(\d+)_bfc\) ran out of memory trying 
 const ALLOCATOR_HINT_TAIL = /max_split_size_mb to avoid fragmentation\.\s+See documentation for Memory Management\b/;
 const VLLM_NO_CACHE_BLOCKS = /\bNo available memory for the cache blocks\b/;
 const VLLM_KV_NEEDED = /\b([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \(([\d.]+) GiB\)/;
-const VLLM_FREE = /Free memory on device (?:(cuda|xpu|npu|hpu|rocm):(\d+) )?\(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired\s+GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/;
+const VLLM_FREE = /Free memory on device (?:(cuda|xpu|npu|hpu):(\d+) )?\(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired\s+GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/;
 /**
  * Faiss's GPU allocations (faiss/gpu/StandardGpuResources.cpp, utils/MemorySpace.cpp, utils/StackDeviceMemory.cpp). A failed
  * cudaMalloc under FAISS_THROW_FMT comes back to Python as RuntimeError ("Error in … faiss::gpu::StandardGpuResourcesImpl::
@@ -930,9 +930,8 @@ export const namedOom: Signature = {
       if (/^\s*what\(\) -> /.test(text) && /\bTOutOfMemoryError\b|stack_like_memory_pool/.test([1, 2, 3, 4].map((k) => line.previous(k) ?? '').join('\n'))) return undefined;
       const around = [-4, -3, -2, -1, 1, 2, 3, 4, 5].map((k) => (k < 0 ? line.previous(-k) : line.next(k)) ?? '').join('\n') + '\n' + text;
       const aborts = /\buncaught exception:|^\s*what\(\) -> |\bApplication terminated with error\b/m.test(around);
-      const mb = (n: string) => Math.round(Number(n) * 1024 ** 2);
       const withUnit = /Requested [\d.]+ ?MB; Free [\d.]+ ?MB/.test(text);
-      return finding("CatBoost's GPU memory pool could not fit the request", 'cuda', aborts, withUnit ? { requestedBytes: mb(catboost[1]!), freeBytes: mb(catboost[2]!) } : {});
+      return finding("CatBoost's GPU memory pool could not fit the request", 'cuda', aborts, withUnit ? { requestedBytes: toBytes(catboost[1]!, 'MB'), freeBytes: toBytes(catboost[2]!, 'MB') } : {});
     }
     const neuron = NEURON_DMEM.exec(text);
     if (neuron) return finding(`AWS Neuron's runtime could not allocate ${neuron[1] === 'HOST' ? 'host' : 'device'} memory`, neuron[1] === 'HOST' ? 'cpu' : 'npu', false, { requestedBytes: Number(neuron[2]) });

@@ -89,6 +89,15 @@ const TT_METAL_BANK_STATE = /\(allocated: (\d+) B, free: (\d+) B, largest free b
  * 2282 clash with L1 buffers on core range […]. L1 buffer allocated at 1563072 and static circular buffer region ends at
  * 1601536" (the L1 buffers already placed leave the circular buffers no room; addresses, not sizes). L1 ran out either way.
  */
+/**
+ * The platform of a Tenstorrent failure: the one the lines around name, else xla-tpu. Headroom has no platform of
+ * Tenstorrent's own: its cards are read as xla-tpu, the class of the XLA/PJRT accelerators that tt-xla plugs into, as the
+ * corpus's collectors labelled 22 of 23 Tenstorrent logs.
+ */
+function tenstorrentPlatform(line: LineView): Platform {
+  const near = platformNear(line);
+  return near === 'cpu' ? 'xla-tpu' : near;
+}
 const TT_CB_BEYOND_L1 = /\bStatically allocated circular buffers on core range .*? grow to (\d+) B which is beyond max L1 size of (\d+) B/;
 const TT_CB_CLASH = /\bStatically allocated circular buffers in program (?:\d+|\{\}) clash with L1 buffers\b/;
 /**
@@ -458,15 +467,12 @@ export const tailAllocFailure: Signature = {
     if (ttRead) {
       const { match: tt, text: ttText } = ttRead;
       const requested = Number(tt[1]);
-      // Headroom has no platform of Tenstorrent's own: its cards are read as xla-tpu, the class of the XLA/PJRT accelerators
-      // that tt-xla plugs into, as the corpus's collectors labelled 22 of 23 Tenstorrent logs.
-      const near = platformNear(line);
       const state = TT_METAL_BANK_STATE.exec(ttText.slice(tt.index));
       // Thrown where nothing caught it: libstdc++'s terminate prints the exception as "what():  TT_THROW @ …" above it.
       const aborted = thrownUncaught(line) || [1, 2, 3].some((k) => /^\s*what\(\):\s+TT_THROW\b/.test(line.previous(k) ?? ''));
       return allocFailure(line, {
         kind: aborted ? 'runtime-abort' : 'catchable-oom',
-        platform: near === 'cpu' ? 'xla-tpu' : near,
+        platform: tenstorrentPlatform(line),
         summary: `Out of memory: tt-metal could not allocate a ${formatBytes(requested)} ${tt[2]} buffer across ${tt[3]} banks`,
         explanation: aborted
           ? 'Tenstorrent\'s tt-metal allocator found no free range in the device\'s banks for the buffer and threw an exception nothing caught, so the process aborted.'
@@ -477,10 +483,9 @@ export const tailAllocFailure: Signature = {
     }
     const cbBeyond = TT_CB_BEYOND_L1.exec(line.content);
     if (cbBeyond || TT_CB_CLASH.test(line.content)) {
-      const near = platformNear(line);
       return allocFailure(line, {
         kind: 'catchable-oom',
-        platform: near === 'cpu' ? 'xla-tpu' : near,
+        platform: tenstorrentPlatform(line),
         summary: cbBeyond
           ? `Out of memory: a tt-metal program's circular buffers need ${formatBytes(Number(cbBeyond[1]))} of L1, over the ${formatBytes(Number(cbBeyond[2]))} a core has`
           : "Out of memory: a tt-metal program's circular buffers clash with buffers already in L1",

@@ -7,7 +7,7 @@
  * anchor, so those messages are found by their own words (the request, the HBM attempt).
  */
 import { formatBytes } from '../../format';
-import { shrinkPeak } from '../fixes';
+import { findTheRootRank, shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
 import { platformNear } from './otherOom';
 import type { Finding, LineView, Signature } from './types';
@@ -351,7 +351,7 @@ export const tailJaxStall: Signature = {
       ...(task && { rank: Number(task[1]) }),
       numbers: {},
       fixes: coordination
-        ? [{ id: 'find-root-rank', title: "Read the lost task's own output for its first failure (an OOM, an exception, a preemption)", rationale: 'The coordination service only sees its heartbeats stop.' }]
+        ? [findTheRootRank]
         : [{ id: 'run-on-all-hosts', title: 'Start the program on every host of the TPU slice (gcloud … tpu-vm ssh --worker=all)', rationale: 'The TPU backend initializes only when all hosts join.' }],
       facts: { tier: 2 },
     };
