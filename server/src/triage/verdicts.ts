@@ -12,6 +12,7 @@
  */
 import type { Evidence, Fix, Platform, SourceFrame, Verdict, VerdictKind } from '../protocol';
 import { userFrames } from './frames';
+import { placeAround, type Place } from './evidencePlace';
 import { agreeOnFailure } from './fixes';
 import { NUMBER_FIELDS, type Finding, type LineView, type Numbers } from './signatures/types';
 
@@ -35,6 +36,8 @@ interface Group {
   framesFollowing?: { rank?: number };
   evidence: Evidence[];
   occurrences: number;
+  /** The device and rank the failure's lines name in a runtime's standard format, when its reader gave none. */
+  place: Place;
 }
 
 /**
@@ -187,6 +190,8 @@ export class FindingSink {
       ...(finding.frames ? { frames: finding.frames } : (finding.role === 'timeout' || finding.role === 'stuck') && !finding.raised ? { frames: [] } : earlier && earlier.frames.length > 0 ? { frames: earlier.frames } : tracebackOf(line, finding)),
       evidence: evidence.slice(0, MAX_EVIDENCE),
       occurrences: 1,
+      // A kill names no device; the lines around it are another process's.
+      place: finding.role !== 'host-kill' && (finding.device === undefined || finding.rank === undefined) ? placeAround(line, finding.extraLines ?? []) : {},
     };
     this.groups.set(key, group);
     const deviceless = devicelessKey(finding);
@@ -368,8 +373,9 @@ function toVerdict(g: Group, root: Group | undefined, causedBy: number | undefin
     fixes: dedupeFixes(fixes),
     evidence: g.evidence,
   };
-  if (g.device !== undefined) verdict.device = g.device;
-  const rank = rankOf(g);
+  const device = g.device ?? g.place.device;
+  if (device !== undefined) verdict.device = device;
+  const rank = rankOf(g) ?? g.place.rank;
   if (rank !== undefined) verdict.rank = rank;
   for (const field of NUMBER_FIELDS) {
     const value = g.numbers[field];

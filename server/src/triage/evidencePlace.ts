@@ -1,0 +1,63 @@
+/**
+ * The device and rank a failure's lines name in the runtimes' standard line formats, for failures whose reader did not take
+ * them from the message itself. Only formats that always name the printing process's own device or rank are read, so a line
+ * that mentions another device (a peer, a copy's source) gives none:
+ * - NCCL's debug prefix, `host:pid:tid [3] … NCCL WARN …`: the bracket is the local CUDA device (cudaDev);
+ * - torch_npu's error-code suffix, `(PID:13075, Device:1, RankID:8)`: the local device and the global rank (-1 outside a
+ *   distributed job). torch_npu ends its error message with it and CANN's error block (`[Error]: …`, `EZ9999: Inner
+ *   Error!`) follows, so the suffix just below torch_npu's message, or just above a line of CANN's block, is the failure's own;
+ * - TensorFlow's device names, `/job:localhost/replica:0/task:0/device:GPU:0`, when the line names one GPU only.
+ */
+import type { LineView } from './signatures/types';
+
+export interface Place {
+  device?: number;
+  rank?: number;
+}
+
+const NCCL_PREFIX = /^(?:\[[^\]]*\]\s*)?[\w.-]+:\d+:\d+ \[(\d+)\] .*\bNCCL (?:WARN|INFO)\b/;
+const ASCEND_SUFFIX = /\(PID:\d+, Device:(\d+), RankID:(-?\d+)\)/;
+const TF_GPU = /\/device:GPU:(\d+)\b/g;
+/** How far below torch_npu's message its suffix may be (on the message's own last lines). */
+const SUFFIX_BELOW_LINES = 2;
+/** How far above a line of CANN's block torch_npu's suffix may be (the message's last line, then the block). */
+const SUFFIX_ABOVE_LINES = 4;
+
+function ascendPlace(text: string): Place | undefined {
+  const m = ASCEND_SUFFIX.exec(text);
+  if (!m) return undefined;
+  const rank = Number(m[2]);
+  return { device: Number(m[1]), ...(rank >= 0 && { rank }) };
+}
+
+function placeOfLine(text: string): Place | undefined {
+  const nccl = NCCL_PREFIX.exec(text);
+  if (nccl) return { device: Number(nccl[1]) };
+  const ascend = ascendPlace(text);
+  if (ascend) return ascend;
+  const gpus = new Set([...text.matchAll(TF_GPU)].map((m) => Number(m[1])));
+  return gpus.size === 1 ? { device: [...gpus][0]! } : undefined;
+}
+
+/**
+ * The place the failure's line and its further evidence lines (offsets below it) name, else torch_npu's suffix just below
+ * or just above it. Lines that disagree give no device (or rank).
+ */
+export function placeAround(line: LineView, extraLines: readonly number[]): Place {
+  const places = [line.content, ...extraLines.map((k) => line.next(k) ?? '')].map(placeOfLine).filter((p) => p !== undefined);
+  for (let k = 1; places.length === 0 && k <= SUFFIX_BELOW_LINES; k++) {
+    const below = ascendPlace(line.next(k) ?? '');
+    if (below) places.push(below);
+  }
+  for (let k = 1; places.length === 0 && k <= SUFFIX_ABOVE_LINES; k++) {
+    const above = ascendPlace(line.previous(k) ?? '');
+    if (above) places.push(above);
+  }
+  const one = (values: (number | undefined)[]): number | undefined => {
+    const set = new Set(values.filter((v) => v !== undefined));
+    return set.size === 1 ? [...set][0] : undefined;
+  };
+  const device = one(places.map((p) => p.device));
+  const rank = one(places.map((p) => p.rank));
+  return { ...(device !== undefined && { device }), ...(rank !== undefined && { rank }) };
+}
