@@ -304,7 +304,9 @@ const FLOORS = {
   // First run kind 136/145, exact 152/162; after its classes were filled (triage-blind57.test.ts): kind 141/145, exact 153/162.
   blind57: { kind: 141 / 145, exact: 153 / 162 },
   blind58: { kind: 73 / 79, exact: 80 / 90 },
-  blind59: { kind: 133 / 150, exact: 76 / 99 },
+  // First run kind 129/150 (133/150 after four labels moved to the corpus's conventions), exact 76/99; after its classes were
+  // filled (triage-blind59.test.ts): kind 143/150, exact 89/99.
+  blind59: { kind: 143 / 150, exact: 89 / 99 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

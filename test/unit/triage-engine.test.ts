@@ -280,6 +280,15 @@ describe('triage distributed reports', () => {
   });
 });
 
+describe('the prefilter', () => {
+  it("hits every line a signature's needle is on: each needle contains an anchor", () => {
+    const anchor = new RegExp([...ANCHORS, ...NON_ASCII_ANCHORS].join('|'));
+    // A needle may end inside a status constant ("MODULE:PT_"), which the line continues in capitals.
+    const unanchored = ALL_SIGNATURES.flatMap((s) => s.needles.filter((n) => !anchor.test(n) && !anchor.test(`${n}A`)).map((n) => `${s.id}: ${n}`));
+    expect(unanchored).toEqual([]);
+  });
+});
+
 describe('non-ASCII anchors', () => {
   it('find a localized shell "Killed" through the ASCII view', () => {
     for (const killed of ['已杀死', 'Getötet']) {

@@ -73,7 +73,7 @@ const ANSI = /\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
 export const ANCHORS: readonly string[] = [
   'emory', 'lloc', 'atchdog', '[A-Z]{2,}_[A-Z]', 'E(?:L0004|I000[26])', 'borting', 'Heartbeat', 'lagging ranks', "didn't",
   'NCCL (?:[eE]rror|operations|WARN (?:N[Ee][Tt]|Cuda f)|failure)', 'HCCL (?:function )?error', 'ncclUnhandled', 'DistBackendError', 'terminate called', 'assert triggered', '[Aa]ssertion `',
-  'Killed', 'kill(?:ed|_by_)', 'oom[-_]kill', 'OOM', 'Exited \\(137\\)', 'exitcode', 'SIGKILL', 'code(?::? 137| \\(137\\)|:? -9| = -9| is (?:50704[678]|107020))', 'synStatus', 'hipError', '(?:CUDA|HIP|SYCL) error',
+  'Killed', 'kill(?:ed|ing largest|_by_)', 'oom[-_]kill', 'OOM', 'Exited \\(137\\)', 'exitcode', 'SIGKILL', 'code(?::? 137| \\(137\\)|:? -9| = -9| is (?:50704[678]|107020))', 'synStatus', 'hipError', '(?:CUDA|HIP|SYCL) error',
   'ync(?:hronize)?(?: t|WithT)imeout', 'Invalid buffer size', 'Failed to get convolution', 'Received a dump signal',
 ];
 
@@ -111,6 +111,9 @@ function namedPlatform(ascii: string): Platform | undefined {
   return platformNamedIn(ascii.split('\n').filter((l) => !NAMES_NO_PLATFORM.test(l)).join('\n'));
 }
 
+const PYTEST_ERROR_MARK = /^E {3,}(?=\S)/;
+const ACTIONS_ANCHOR = /^\[\d+\]\(https:\/\/github\.com\/[^)\s]*#step:\d+:\d+\)/;
+
 /** Cleans one decoded line for matching: colour codes, a trailing CR and a paste's Markdown quote marker or stray backtick go. */
 function cleanLine(decoded: string): string {
   let line = decoded;
@@ -119,6 +122,11 @@ function cleanLine(decoded: string): string {
   // A Markdown quote's marker on a log pasted into an issue or a chat ("> RuntimeError: …", ">   File …"); not Python's
   // prompt (">>> ").
   if (line.charCodeAt(0) === 62 && line.charCodeAt(1) !== 62) line = line.slice(line.charCodeAt(1) === 32 ? 2 : 1);
+  // A GitHub Actions log copied from its web view keeps each line's anchor as a Markdown link ("[977](https://github.com/o/r/
+  // actions/runs/1/job/2#step:11:978)"), on a line of its own or before the line's text.
+  if (line.charCodeAt(0) === 91 && line.includes('#step:')) line = line.replace(ACTIONS_ANCHOR, '');
+  // pytest's report marks the exception's lines with "E" and at least three spaces ("E   OSError: [WinError 1455] …").
+  if (line.charCodeAt(0) === 69 && line.startsWith('E   ')) line = line.replace(PYTEST_ERROR_MARK, '');
   // An inline code span's backticks around a pasted log, left on its first and last lines ("`Load model", "Killed`"): a
   // backtick with no partner on the line (a balanced span, "calling `cublasCreate(handle)`", stays).
   if ((line.charCodeAt(0) === 96 || line.charCodeAt(line.length - 1) === 96) && (line.split('`').length - 1) % 2 === 1) {

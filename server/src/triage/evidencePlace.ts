@@ -6,8 +6,14 @@
  * - torch_npu's error-code suffix, `(PID:13075, Device:1, RankID:8)`: the local device and the global rank (-1 outside a
  *   distributed job). torch_npu ends its error message with it and CANN's error block (`[Error]: …`, `EZ9999: Inner
  *   Error!`) follows, so the suffix just below torch_npu's message, or just above a line of CANN's block, is the failure's own;
- * - TensorFlow's device names, `/job:localhost/replica:0/task:0/device:GPU:0`, when the line names one GPU only.
+ * - TensorFlow's device names, `/job:localhost/replica:0/task:0/device:GPU:0`, when the line names one GPU only;
+ * - the launchers' reports of one rank's end: Open MPI's `process rank 3 with PID 4242 on node n1 exited on signal …` (the
+ *   MPI_COMM_WORLD rank), PaddlePaddle's `Container rank 3 status failed` (the trainer's rank) and
+ *   torch.multiprocessing.spawn's `ProcessExitedException: process 3 terminated with signal SIGSEGV` (the spawn index);
+ * - torch.multiprocessing.spawn's header over a child's traceback (`-- Process 2 terminated with the following error:`):
+ *   the process index, which spawn passes to the child as its rank.
  */
+import { spawnRankAbove } from './ranks';
 import type { LineView } from './signatures/types';
 
 export interface Place {
@@ -18,6 +24,7 @@ export interface Place {
 const NCCL_PREFIX = /^(?:\[[^\]]*\]\s*)?[\w.-]+:\d+:\d+ \[(\d+)\] .*\bNCCL (?:WARN|INFO)\b/;
 const ASCEND_SUFFIX = /\(PID:\d+, Device:(\d+), RankID:(-?\d+)\)/;
 const TF_GPU = /\/device:GPU:(\d+)\b/g;
+const LAUNCHER_RANK = /\bprocess rank (\d+) with PID \S+ on node\b|\bContainer rank (\d+) status failed\b|\bProcessExitedException: process (\d+) terminated with signal\b/;
 /** How far below torch_npu's message its suffix may be (on the message's own last lines). */
 const SUFFIX_BELOW_LINES = 2;
 /** How far above a line of CANN's block torch_npu's suffix may be (the message's last line, then the block). */
@@ -31,6 +38,8 @@ function ascendPlace(text: string): Place | undefined {
 }
 
 function placeOfLine(text: string): Place | undefined {
+  const launcher = LAUNCHER_RANK.exec(text);
+  if (launcher) return { rank: Number(launcher[1] ?? launcher[2] ?? launcher[3]) };
   const nccl = NCCL_PREFIX.exec(text);
   if (nccl) return { device: Number(nccl[1]) };
   const ascend = ascendPlace(text);
@@ -58,6 +67,6 @@ export function placeAround(line: LineView, extraLines: readonly number[]): Plac
     return set.size === 1 ? [...set][0] : undefined;
   };
   const device = one(places.map((p) => p.device));
-  const rank = one(places.map((p) => p.rank));
+  const rank = one(places.map((p) => p.rank)) ?? spawnRankAbove(line);
   return { ...(device !== undefined && { device }), ...(rank !== undefined && { rank }) };
 }

@@ -1,3 +1,5 @@
+import type { LineView } from './signatures/types';
+
 /**
  * Rank prefixes that launchers and PyTorch put in front of each line of a multi-process log:
  * `[rank3]:` (torchrun's --log-line-prefix / PyTorch's rank-tagged logging), `[default3]:`
@@ -66,4 +68,33 @@ const ASCEND_SUFFIX = /\(PID:\d+, Device:\d+, RankID:(\d+)\)/;
 export function ascendSuffixRank(content: string): number | undefined {
   const match = ASCEND_SUFFIX.exec(content);
   return match ? Number(match[1]) : undefined;
+}
+
+/**
+ * torch.multiprocessing.spawn's report of a child's exception (spawn.py: ProcessRaisedException's message "-- Process 2
+ * terminated with the following error:" over the child's own traceback): the process index, which mp.spawn(fn,
+ * nprocs=world_size) passes to fn as its rank.
+ */
+const SPAWN_PROCESS = /^\s*-- Process (\d+) terminated with the following error:\s*$/;
+
+/** The spawn index over the traceback whose header is `k` lines above `line` (0: the line itself), when it has one. */
+export function spawnRank(line: LineView, k: number): number | undefined {
+  for (let j = k + 1; j <= k + 2; j++) {
+    const above = line.previous(j);
+    if (above === undefined) return undefined;
+    const m = SPAWN_PROCESS.exec(above);
+    if (m) return Number(m[1]);
+    if (above.trim() !== '') return undefined;
+  }
+  return undefined;
+}
+
+/** The rank of the spawned process whose traceback ends at this exception line (its header up to 300 lines above). */
+export function spawnRankAbove(line: LineView): number | undefined {
+  for (let k = 1; k <= 300; k++) {
+    const above = line.previous(k);
+    if (above === undefined) return undefined;
+    if (/^\s*Traceback \(most recent call last\):?\s*$/.test(above)) return spawnRank(line, k);
+  }
+  return undefined;
 }

@@ -111,6 +111,19 @@ export function parseAllocatorMessage(raw: string): AllocatorMessage | undefined
 }
 
 /**
+ * The new era's message without its head: a paste or a quote that starts at "GPU 0 has a total capacity of …" (its first
+ * sentence, with the request, cut off or left in the thread's prose). The device and the sentences after it are read; the
+ * request is unknown, so it is never fragmentation.
+ */
+export function parseHeadlessAllocatorMessage(raw: string): AllocatorMessage | undefined {
+  if (HEAD.test(raw)) return undefined;
+  const at = NEW_DEVICE.exec(raw);
+  if (!at) return undefined;
+  const result = readNewFormat(raw.slice(at.index), { api: '', numbers: {}, otherProcesses: 0 });
+  return result?.numbers.deviceTotalBytes !== undefined ? result : undefined;
+}
+
+/**
  * The new era's message cut right after its request (a paste or a quote that stopped at "… Tried to allocate 18.00 GiB. GPU ",
  * a log line cut at its width): the head is whole, so the request is read; the sentences that were cut give nothing.
  */
@@ -229,8 +242,10 @@ function readOldFormat(rest: string, result: AllocatorMessage): AllocatorMessage
     const bytes = toBytes(field[1]!, field[2]!);
     if (bytes === undefined) continue;
     const label = field[3]!;
-    if (label === 'total capacity') n.deviceTotalBytes = bytes;
-    else if (label === 'already allocated') n.allocatedBytes = bytes;
+    // A message hard-wrapped at a word's end and joined back without a space reads "alreadyallocated".
+    const words = label.replace(/\s+/g, '');
+    if (words === 'totalcapacity') n.deviceTotalBytes = bytes;
+    else if (words === 'alreadyallocated') n.allocatedBytes = bytes;
     else if (label === 'free') n.freeBytes = bytes;
     else if (label.startsWith('reserved in total') || cutLabel(label, part, 'reserved in total by PyTorch')) n.reservedBytes = bytes;
     // 1.x-2.0 print the memory-fraction limit as "X allowed;" when one is set.
@@ -287,8 +302,13 @@ export function allocatorFinding(msg: AllocatorMessage, p: AllocatorPlatform, ra
   const requested = n.requestedBytes ?? 0;
   const where = msg.device !== undefined ? ` on ${msg.deviceWord ?? 'device'} ${msg.device}` : '';
   const summary =
-    `${p.label} out of memory${where}: ${formatBytes(requested)} requested` +
-    (n.freeBytes !== undefined ? `, ${formatBytes(n.freeBytes)} free` : '') +
+    `${p.label} out of memory${where}: ` +
+    [
+      n.requestedBytes !== undefined ? `${formatBytes(requested)} requested` : undefined,
+      n.freeBytes !== undefined ? `${formatBytes(n.freeBytes)} free` : undefined,
+    ]
+      .filter((part) => part !== undefined)
+      .join(', ') +
     (n.deviceTotalBytes !== undefined ? ` of ${formatBytes(n.deviceTotalBytes)}` : '');
   const parts: string[] = [];
   if (fragmented) {
@@ -296,8 +316,10 @@ export function allocatorFinding(msg: AllocatorMessage, p: AllocatorPlatform, ra
       `The cache held ${formatBytes(stranded ?? 0)} reserved but unallocated, at least the ${formatBytes(requested)} requested, ` +
         `yet no cached block was large enough: the memory is split into pieces (fragmentation).`,
     );
-  } else {
+  } else if (n.requestedBytes !== undefined) {
     parts.push(`The request for ${formatBytes(requested)} did not fit in what the device had left.`);
+  } else {
+    parts.push("A request did not fit in what the device had left (the message's first sentence, with its size, is not in the text).");
   }
   if (n.allocatedBytes !== undefined) parts.push(`Live tensors held ${formatBytes(n.allocatedBytes)}.`);
   if (n.processInUseBytes !== undefined && n.allocatedBytes !== undefined) {

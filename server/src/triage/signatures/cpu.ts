@@ -480,8 +480,12 @@ const oomdKill: Signature = {
 const kernelOomKill: Signature = {
   id: 'kernel-oom-kill',
   platform: 'cpu',
-  needles: ['Killed process', 'oom-kill:', 'invoked oom-killer'],
+  needles: ['Killed process', 'oom-kill:', 'invoked oom-killer', 'killing largest compressed process'],
   match(line) {
+    // macOS's memorystatus (XNU's kernel log, Console): "low swap: killing largest compressed process with pid 34341 (python3.7)
+    // and size 325 MB": the size is the process's compressed memory, not its resident size.
+    const lowSwap = /\bkilling largest compressed process with pid (\d+) \(([^)]*)\)/.exec(line.content);
+    if (lowSwap) return hostKill(line, `Host OOM: macOS killed ${lowSwap[2]} (pid ${lowSwap[1]}) for low swap`, {}, undefined);
     // RHEL 6's 2.6.32 kernel puts the uid before the name ("Killed process 4121, UID 27, (mysqld) total-vm:…kB, anon-rss:…kB").
     const killed = /Killed process (\d+)(?:, UID \d+,)? \(([^)]*)\)/.exec(line.content);
     if (!killed && !/oom-kill:|invoked oom-killer/.test(line.content)) return undefined;
@@ -508,9 +512,9 @@ const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]?$|\belapsed: \d+s
  * How shells report a job killed by SIGKILL, at the end of a line: bash's "Killed" (its
  * translations: Chinese, German, French "Processus arrêté"; "Killed: 9" on macOS, sometimes with the command; a paste's
  * "Killed." alone on its line), zsh's "zsh: killed     python
- * train.py".
+ * train.py" (or, quoted without its command, "zsh: killed").
  */
-const KILL_REPORT = /(?:(?:Killed|已杀死|Getötet|Processus arrêté)(?:: 9|\.)?(?:\s+python.*)?|zsh: killed\s+\S.*)$/;
+const KILL_REPORT = /(?:(?:Killed|已杀死|Getötet|Processus arrêté)(?:: 9|\.)?(?:\s+python.*)?|zsh: killed(?:\s+\S.*)?)$/;
 /**
  * Job notices: bash's "bash: line 1: 12345 Killed   python train.py" (macOS's "line 33: 22631 Killed: 9   …"), zsh's "[1]  + 12345 killed     python train.py" (which
  * may follow a progress bar's last frame on its line, as the shell's other reports do).
@@ -584,7 +588,7 @@ const childKilled: Signature = {
   platform: 'cpu',
   needles: ['is killed by signal: Killed', 'is killed by signal:killed', 'is killed by signal:Killed', 'terminated with signal SIGKILL'],
   match(line) {
-    const worker = /DataLoader worker ?\(pid\(?s?\)? ?([\d, ]+|\.\.\.|x+)\) ?is killed by signal: ?[Kk]illed/.exec(line.content);
+    const worker = /Data[Ll]oader worker ?\(pid\(?s?\)? ?([\d, ]+|\.\.\.|x+)\) ?is killed by signal: ?[Kk]illed/.exec(line.content);
     const spawned = /(?:process (\d+)|Program) terminated with signal SIGKILL/.exec(line.content);
     if (!worker && !spawned) return undefined;
     const summary = worker
@@ -644,13 +648,17 @@ const dataLoaderWorkers = {
   rationale: 'Each worker is a separate process; Python objects in the dataset are copied into it page by page as reference counts touch them, so host memory grows with every worker.',
 };
 
-/** A launcher (torchrun, DeepSpeed, a container runtime) reporting a worker ended by SIGKILL: -9 or 137. */
+/** A launcher (torchrun, DeepSpeed, mpirun, a container runtime) reporting a worker ended by SIGKILL: -9, 137 or signal 9. */
 const launcherKill: Signature = {
   id: 'launcher-sigkill',
   platform: 'cpu',
-  needles: ['signal: killed', 'exitcode: -9', 'exitcode  : -9', 'Signal 9 (SIGKILL)', 'exit code 137', 'exit code: 137', 'exit code (137)', 'exited with code 137', 'return code = -9', 'code -9', 'code: -9', 'oom_kill event', 'OUT_OF_MEMORY', 'cgroup out-of-memory', 'OOMKilled', 'Exited (137)', "result 'oom-kill'", 'killed by the OOM killer'],
+  needles: ['signal: killed', 'exitcode: -9', 'exitcode  : -9', 'Signal 9 (SIGKILL)', 'exit code 137', 'exit code: 137', 'exit code (137)', 'exited with code 137', 'return code = -9', 'code -9', 'code: -9', 'oom_kill event', 'OUT_OF_MEMORY', 'cgroup out-of-memory', 'OOMKilled', 'Exited (137)', "result 'oom-kill'", 'killed by the OOM killer', 'exited on signal 9 (Killed)'],
   match(line) {
     const c = line.content;
+    // Open MPI's report of a rank ended by a signal (mpirun's errmgr: "mpirun noticed that process rank 1 with PID 4242 on
+    // node gpu-3 exited on signal 9 (Killed)."): the rank is MPI_COMM_WORLD's.
+    const mpi = /\bprocess rank (\d+) with PID \S+ on node \S*\s*exited on signal 9\b/.exec(c);
+    if (mpi) return hostKill(line, `MPI rank ${mpi[1]} killed with SIGKILL, most likely for host memory`, {}, Number(mpi[1]));
     // torchrun: "exitcode: -9"; DeepSpeed's launcher: "exits with return code = -9"; shells and containers: 137
     // (Flyte/Kubernetes plugins: "terminated with exit code (137)"); Python's subprocess returncode -9 as
     // wrappers print it ("Training failed with exit code -9"; macOS has no OOM-killer message of its own).

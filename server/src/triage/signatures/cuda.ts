@@ -17,7 +17,7 @@ import {
 } from '../fixes';
 import { inlineRank } from '../ranks';
 import { SIZE, isExact, toBytes } from '../sizes';
-import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
+import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, parseHeadlessAllocatorMessage, platformOfApi, type AllocatorPlatform } from './allocatorMessage';
 import type { Fix, Platform, SourceFrame } from '../../protocol';
 import { caffe2Device, endsProcessAfter, glogAbortBelow, joinNext, mpiAbortRank, ORT_DEVICE, previousFrame, SYSLOG_PREFIX, thrownByTerminate, trailingDevice } from './lineContext';
 import { devicePlatformNear, platformNear, WENT_ON_INSTEAD } from './otherOom';
@@ -41,6 +41,24 @@ const cachingAllocator: Signature = {
     if (line.content.includes('Current platform can NOT allocate')) return undefined;
     const msg = parseAllocatorMessage(allocatorMessageText(line));
     if (!msg || (msg.api !== 'CUDA' && msg.api !== '') || (msg.deviceWord !== undefined && msg.deviceWord !== 'GPU')) return undefined;
+    return allocatorFinding(msg, CUDA, line.rank);
+  },
+};
+
+/**
+ * PyTorch's 2.2+ message without its first sentence ("GPU 0 has a total capacity of 23.64 GiB of which 1.61 GiB is free. …"),
+ * as a blog or an issue quotes it. When the head is on a line above, the message is the head's to read.
+ */
+const headlessAllocatorMessage: Signature = {
+  id: CUDA.signature,
+  platform: 'cuda',
+  // The sentences after the first name memory ("… memory in use", "Of the allocated memory …"), which the scan's anchors find.
+  needles: ['memory in use', 'Of the allocated memory'],
+  match(line) {
+    if (!/GPU\s*\d* has a total capac/.test(line.content)) return undefined;
+    for (let k = 1; k <= 6; k++) if (/ried to allocate|out of memory/i.test(line.previous(k) ?? '')) return undefined;
+    const msg = parseHeadlessAllocatorMessage(line.content);
+    if (msg?.deviceWord !== 'GPU') return undefined;
     return allocatorFinding(msg, CUDA, line.rank);
   },
 };
@@ -1651,6 +1669,7 @@ export const signatures: readonly Signature[] = [
   mallocAsync,
   absurdRequest,
   cachingAllocator,
+  headlessAllocatorMessage,
   ggmlAbort,
   ggmlBuffer,
   runtimeError,

@@ -23,6 +23,7 @@
 import type { Fix, Platform, SourceFrame } from '../../protocol';
 import { CUT_FRAME_HEAD, framesOf, ipythonFrames, isTracebackBody } from '../frames';
 import { SIZE, toBytes } from '../sizes';
+import { spawnRank, spawnRankAbove } from '../ranks';
 import { debugAsync, findTheRootRank, hostMemory, shrinkPeak } from '../fixes';
 import { caffe2Device, ORT_DEVICE, trailingDevice } from './lineContext';
 import { CANN_CODE, CUDA_GDB_EXCEPTION, nativeFailure, quote } from './nativeFailure';
@@ -188,7 +189,8 @@ const VRAM_OUT = /\b(?:[iu]nsufficient|not enough|out of) VRAM\b/i;
 /** Advice or a denial around those words ("If you are out of VRAM, try --medvram", "this is not an out of VRAM error"). */
 const VRAM_HEDGE = /\b(?:if|when|whether|may|might|could|tip|try|not an?)\b[^.]{0,40}\b(?:[iu]nsufficient|not enough|out of|run out of) VRAM\b/i;
 const E_OUTOFMEMORY = /(?<![\w-])(?:-2147024882|0x8007000[Ee])\b/;
-const WINDOWS_COMMIT_LIMIT = /\[WinError 1455\]|\bThe paging file is too small for this operation to complete\b/;
+// A copy retyped by hand may misspell it ("The paging file is to small …").
+const WINDOWS_COMMIT_LIMIT = /\[WinError 1455\]|\bThe paging file is too? small for this operation to complete\b/;
 /** The first words of "CUDA out of memory" / "HIP out of memory", cut anywhere after "ou". */
 const cutOomMessage = (message: string): boolean => {
   const words = message.trim();
@@ -338,10 +340,11 @@ const CI_PREFIX = /^(?:\[[^\]]*\d{2}:\d{2}:\d{2}[^\]]*\]\s*(?:\S+\s*\|\|\s*)?|[A
  * zsh's notice can follow a program's last output on the same line when that output had no newline ("Total =
  * 11439.875000zsh: segmentation fault"). The shell names SIGSEGV in the system's language (glibc's translations of
  * strsignal: "段错误 (核心已转储)", "Violación de segmento", "Speicherzugriffsfehler", "Ошибка сегментирования", "Erreur de
- * segmentation", "Falha de segmentação", "セグメンテーション違反です", "세그멘테이션 오류").
+ * segmentation", "Falha de segmentação", "セグメンテーション違反です", "세그멘테이션 오류"). Open MPI's mpirun names the signal a rank
+ * died of ("process rank 0 with PID 0 on node n1 exited on signal 4 (Illegal instruction).").
  */
 export const LOCALIZED_SEGFAULT: readonly string[] = ['段错误', 'Violación de segmento', 'Speicherzugriffsfehler', 'Ошибка сегментирования', 'Erreur de segmentation', 'Falha de segmentação', 'セグメンテーション違反', '세그멘테이션 오류'];
-const CRASH = new RegExp(String.raw`Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|^\s*bus error(?: \(core dumped\))?\s*$|Floating point exception|\bIOT instruction(?: \(core dumped\))?|Illegal instruction(?: \(core dumped\)|\s*$)|(?<![A-Za-z])zsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|${LOCALIZED_SEGFAULT.join('|')}|\bUnexpected (?:segmentation fault|floating-point exception) encountered in (?:DataLoader )?workers?\b`);
+const CRASH = new RegExp(String.raw`Segmentation fault|\bSIG(?:SEGV|ILL|BUS|FPE)\b|\bsignal 11\b|Aborted\s+\(core dumped\)|^\s*Aborted\s*$|\bline \d+: +\d+ Aborted\b|interrupted by signal 6|SIGABRT|Fatal Python error|Bus error|^\s*bus error(?: \(core dumped\))?\s*$|Floating point exception|\bIOT instruction(?: \(core dumped\))?|Illegal instruction(?: \(core dumped\)|\s*$)|(?<![A-Za-z])zsh: (?:abort|segmentation fault|floating point exception|illegal hardware instruction|bus error)\s|${LOCALIZED_SEGFAULT.join('|')}|\bUnexpected (?:segmentation fault|floating-point exception) encountered in (?:DataLoader )?workers?\b|\bexited on signal \d+ \((?:Segmentation fault|Illegal instruction|Aborted|Bus error|Floating point exception)\)`);
 /** A DataLoader worker's signal handler reporting the worker's crash (PyTorch's and PaddlePaddle's wording). */
 const WORKER_CRASH = /\bUnexpected (?:segmentation fault|floating-point exception) encountered in (?:DataLoader )?workers?\b/;
 const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
@@ -441,34 +444,6 @@ export function notOomFinding(line: LineView, tier: Tier, name: string, catchabl
 }
 
 
-/**
- * torch.multiprocessing.spawn's report of a child's exception (spawn.py: ProcessRaisedException's message "-- Process 2
- * terminated with the following error:" over the child's own traceback): the process index, which mp.spawn(fn,
- * nprocs=world_size) passes to fn as its rank.
- */
-const SPAWN_PROCESS = /^\s*-- Process (\d+) terminated with the following error:\s*$/;
-
-/** The spawn index over the traceback whose header is `k` lines above `line` (0: the line itself), when it has one. */
-function spawnRank(line: LineView, k: number): number | undefined {
-  for (let j = k + 1; j <= k + 2; j++) {
-    const above = line.previous(j);
-    if (above === undefined) return undefined;
-    const m = SPAWN_PROCESS.exec(above);
-    if (m) return Number(m[1]);
-    if (above.trim() !== '') return undefined;
-  }
-  return undefined;
-}
-
-/** The rank of the spawned process whose traceback ends at this exception line (its header up to 300 lines above). */
-function spawnRankAbove(line: LineView): number | undefined {
-  for (let k = 1; k <= 300; k++) {
-    const above = line.previous(k);
-    if (above === undefined) return undefined;
-    if (/^\s*Traceback \(most recent call last\):?\s*$/.test(above)) return spawnRank(line, k);
-  }
-  return undefined;
-}
 
 /** The rank of torchrun's "Root Cause (first observed failure)" table under a ChildFailedError. */
 function rootCauseRank(line: LineView): number | undefined {

@@ -23,7 +23,8 @@ import { GPU_ASSERT } from './nativeFailure';
 import type { Finding, LineView, Signature } from './types';
 
 /** "failed to allocate memory", "Failed to allocate device memory", "Failed to allocate 16.00 GB GPU memory" (the size may come first). */
-const FAILED_TO_ALLOCATE = String.raw`failed to allocate (?:[\d.]+ ?[KMGT]i?B )?(?:\w+ ){0,2}memory`;
+// ND4J's CUDA backend names the device in brackets: "Failed to allocate 289657824 bytes from DEVICE [0] memory".
+const FAILED_TO_ALLOCATE = String.raw`failed to allocate (?:[\d.]+ ?(?:[KMGT]i?B|bytes) )?(?:\w+ ){0,2}(?:\[\d+\] )?memory`;
 /**
  * PyTorch's caching allocator warning that a map for expandable segments failed ("[W… CUDACachingAllocator.cpp:N]
  * expandable_segments: memory mapping failed with OOM on device 0 while trying to map 20971520 bytes (free: F, total: T)",
@@ -36,7 +37,7 @@ export const EXPANDABLE_MAP_OOM = /\b(?:expandable_segments: )?memory (?:mapping
 /** The JDK's direct-buffer limit (java.nio.Bits.reserveMemory: "Cannot reserve 4194304 bytes of direct buffer memory (allocated: A, limit: L)"). */
 const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory \(allocated: (\d+), limit: (\d+)\)/;
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check). */
-const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|could not) allocate (?:\w+ )?memory|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
+const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|could not|unable to) allocate (?:\w+ ){0,2}memory|^\s*Failed to allocate again\.?\s*$|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -267,7 +268,7 @@ export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
   needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'device memory', 'emory is overflow',
-    'ut of GPU memory', 'enough GPU memory', 'enough system memory', 'enough host memory', 'nsufficient GPU memory', 'ould not allocate', 'emory allocation of size', 'storage allocation failure', 'bytes for new constant'],
+    'ut of GPU memory', 'enough GPU memory', 'enough system memory', 'enough host memory', 'nsufficient GPU memory', 'ould not allocate', 'emory allocation of size', 'storage allocation failure'],
   match: (line) => readOtherOom(line, false),
 };
 
