@@ -200,13 +200,19 @@ function cythonPackageFrame(frame: SourceFrame): boolean {
  */
 const BIN_SCRIPT = /[\\/]bin[\\/][\w-]+$/;
 
+/**
+ * A native source file named in a Python-style traceback: MXNet's and TVM's FFI print their C++ stack that way ("MXNetError:
+ * Traceback (most recent call last):" / '  File "src/storage/./pooled_storage_manager.h", line 161'), and that is the library.
+ */
+const NATIVE_SOURCE = /\.(?:h|hh|hpp|c|cc|cpp|cxx|cu|cuh)$/;
+
 /** True for frames in the standard library, the framework or an installed package. */
 export function isLibraryFrame(frame: SourceFrame): boolean {
   // \`python -c "…"\` runs the command line's code as the module of \`<string>\` (CPython's pymain_run_command,
   // PyRun_SimpleString): the user's. A \`<string>\` frame inside a function is generated code (dataclasses'
   // \`__init__\`, namedtuple), not the user's.
   if (frame.file === '<string>' && frame.function === '<module>') return false;
-  if (cythonPackageFrame(frame) || LIBRARY_PATH.test(frame.file)) return true;
+  if (cythonPackageFrame(frame) || LIBRARY_PATH.test(frame.file) || NATIVE_SOURCE.test(frame.file)) return true;
   return BIN_SCRIPT.test(frame.file) && (frame.function === '<module>' || frame.function === '');
 }
 

@@ -506,7 +506,7 @@ const kernelOomKill: Signature = {
  * without a line break, so the shell's report of the kill lands right after it on the same line, even inside the frame it
  * was drawing ("[00:08<00:07,  3.95s/it[1]    1483979 killed …").
  */
-const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]?$|\belapsed: \d+s, ETA: +\d+s$/;
+const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]?$|\belapsed: \d+s, ETA: +\d+s$|^\s*\d+\/\d+ \[[=>.]+\] - .*$/;
 
 /**
  * How shells report a job killed by SIGKILL, at the end of a line: bash's "Killed" (its
@@ -749,6 +749,29 @@ const slurmMemoryLimit: Signature = {
 };
 
 /**
+ * The other batch schedulers' memory-limit kills: LSF's job exit reason ("TERM_MEMLIMIT: job killed after reaching LSF memory
+ * usage limit."), PBS Pro's ("=>> PBS: job killed: mem 38427376kb exceeded limit 33554432kb", also vmem and pvmem; KiB) and
+ * Torque's ("Job exceeded a memory resource limit (vmem, pvmem, etc.). Job was aborted").
+ */
+const PBS_MEMORY_LIMIT = /\bPBS: job killed: p?v?mem (\d+)kb exceeded limit (\d+)kb/;
+const SCHEDULER_MEMORY_LIMIT = /\bTERM_MEMLIMIT: job killed\b|\bJob exceeded a memory resource limit\b/;
+
+const schedulerMemoryLimit: Signature = {
+  id: 'scheduler-memory-limit',
+  platform: 'cpu',
+  needles: ['TERM_MEMLIMIT', 'PBS: job killed: ', 'exceeded a memory resource limit'],
+  match(line) {
+    const pbs = PBS_MEMORY_LIMIT.exec(line.content);
+    if (!pbs && !SCHEDULER_MEMORY_LIMIT.test(line.content)) return undefined;
+    const numbers = pbs ? { processInUseBytes: Number(pbs[1]) * 1024, allowedBytes: Number(pbs[2]) * 1024 } : {};
+    const scheduler = pbs ? 'PBS' : /TERM_MEMLIMIT/.test(line.content) ? 'LSF' : 'Torque';
+    const sizes = pbs ? ` (${formatBytes(numbers.processInUseBytes!)} used, ${formatBytes(numbers.allowedBytes!)} allowed)` : '';
+    return hostKill(line, `Host OOM: ${scheduler} killed the job over its memory limit${sizes}`, numbers, undefined,
+      `${scheduler} saw the job use more memory than it asked for and killed it. Nothing in the program runs after that: no exception, no traceback.`);
+  },
+};
+
+/**
  * Windows running out of commit (virtual memory: RAM plus the paging file). The Resource Exhaustion Detector's event ("Windows
  * successfully diagnosed a low virtual memory condition. The following programs consumed the most virtual memory: LM Studio.exe
  * (19112) consumed 258190471168 bytes, …", event 2004) and the "Windows - Out of Virtual Memory" popup: allocations fail and the
@@ -938,4 +961,4 @@ const memcgOom: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, v8HeapOom, windowsLowMemory, slurmMemoryLimit, rustAllocFailed, tensorflowCpu, kernelOomKill, oomdKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill, workerSigkill, memcgOom];
+export const signatures: readonly Signature[] = [cpuAllocator, pythonMemoryError, badAllocAbort, v8HeapOom, windowsLowMemory, slurmMemoryLimit, schedulerMemoryLimit, rustAllocFailed, tensorflowCpu, kernelOomKill, oomdKill, shellKilled, childKilled, workerSignal, workerBusError, rayMemoryMonitor, launcherKill, workerSigkill, memcgOom];

@@ -1167,7 +1167,9 @@ const tensorrtOom: Signature = {
  * CuPy's memory pool (cupy/cuda/memory.pyx OutOfMemoryError): "Out of memory allocating 25,600,000 bytes
  * (allocated so far: 3,635,267,072 bytes)." (v6+; ", limit set to: N bytes" when a pool limit is set),
  * and CuPy ≤ 5's "out of memory to allocate 163840000 bytes (total 1673061376 bytes)". "Allocated so
- * far" is what the pool holds, reported as reserved. Chainer prints it as "Exception in main training loop: …".
+ * far" is, in OutOfMemoryError's own words, the "size of memory successfully allocated so far": the pool raises it after
+ * freeing its cached blocks, so what it still holds is the live arrays, reported as allocated. Chainer prints it as
+ * "Exception in main training loop: …".
  */
 const CUPY_NEW = /Out of memory allocating ([\d,]+) bytes(?: \(allocated so far: ([\d,]+) bytes(?:, limit set to: ([\d,]+) bytes)?\))?/;
 const CUPY_OLD = /out of memory to allocate (\d+) bytes \(total (\d+) bytes\)/;
@@ -1188,7 +1190,7 @@ const cupyOom: Signature = {
     const pool = num(m ? m[2] : old![2]);
     const limit = num(m?.[3]);
     const numbers: Finding['numbers'] = { requestedBytes: requested };
-    if (pool !== undefined) numbers.reservedBytes = pool;
+    if (pool !== undefined) numbers.allocatedBytes = pool;
     if (limit !== undefined) numbers.allowedBytes = limit;
     return {
       signature: 'cupy-out-of-memory',
@@ -1212,7 +1214,8 @@ const cupyOom: Signature = {
  * RAPIDS Memory Manager (rmm/detail/error.hpp: RMM_FAIL/RMM_EXPECTS throw "RMM failure at: <file>:<line>:
  * <reason>"; rmm::bad_alloc's what() adds "std::bad_alloc: ", rmm::out_of_memory "out_of_memory: "):
  * "MemoryError: std::bad_alloc: RMM failure at:…/pool_memory_resource.hpp:179: Maximum pool size exceeded",
- * "std::bad_alloc: out_of_memory: CUDA error at: …/cuda_memory_resource.hpp:…: cudaErrorMemoryAllocation out of memory".
+ * "std::bad_alloc: out_of_memory: CUDA error at: …/cuda_memory_resource.hpp:…: cudaErrorMemoryAllocation out of memory" (older
+ * releases without "out_of_memory: ").
  * Python wrappers (cuDF, cupoch, cuML) raise it as MemoryError, which is why this comes before the host one. A paste may cut
  * the line after the file ("… CUDA error at: /…/rmm/mr/device/cuda_memory_resource.hpp"). Uncaught in C++ code it ends the
  * process: "terminate called after throwing an instance of 'rmm::bad_alloc'" (or 'rmm::out_of_memory').
@@ -1223,7 +1226,7 @@ const RMM_TERMINATE = /terminate called after throwing an instance of 'rmm::(?:b
 const rmmOom: Signature = {
   id: 'rmm-out-of-memory',
   platform: 'cuda',
-  needles: ['bad_alloc: RMM failure', 'bad_alloc: out_of_memory', 'out_of_memory: RMM failure', 'out_of_memory: CUDA error', "terminate called after throwing an instance of 'rmm::"],
+  needles: ['bad_alloc: RMM failure', 'bad_alloc: out_of_memory', 'bad_alloc: CUDA error at', 'out_of_memory: RMM failure', 'out_of_memory: CUDA error', "terminate called after throwing an instance of 'rmm::"],
   match(line) {
     const m = RMM.exec(line.content);
     const terminated = RMM_TERMINATE.test(line.content);

@@ -49,6 +49,12 @@ const UNCAUGHT = /terminating due to uncaught exception|terminate called after t
  */
 const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called`);
 /**
+ * A failed C assert(), which aborts (glibc: "darknet: ./src/cuda.c:36: check_error: Assertion `0' failed."): right under an
+ * error it is the check of that error (darknet checks every CUDA call so); further down it may check something else, such as
+ * a result the error left empty. A CUDA kernel's device-side assert closes its expression with a backtick instead.
+ */
+const C_ASSERT = /: Assertion `[^`]*?'\s*failed\b/;
+/**
  * glog's FATAL line ("F0611 19:40:24.593505 …", TensorFlow's "… F tensorflow/…/cuda_gpu_executor.cc:881] Check failed:
  * module != nullptr"), after which glog aborts: it ends the process on the failure right above it only (a fatal check a
  * few lines on may have another cause).
@@ -74,7 +80,7 @@ export function endsProcessAfter(line: LineView, after: number): boolean {
     const rank = line.nextRank(k);
     if (rank !== undefined && line.rank !== undefined && rank !== line.rank) continue;
     const next = line.next(k) ?? '';
-    if (ENDS_PROCESS.test(next) || (k === 1 && GLOG_FATAL.test(next))) return true;
+    if (ENDS_PROCESS.test(next) || (k === 1 && (GLOG_FATAL.test(next) || C_ASSERT.test(next)))) return true;
   }
   return false;
 }
