@@ -41,10 +41,10 @@ describe('other CUDA runtimes and libraries', () => {
       kind: 'catchable-oom',
       platform: 'cuda',
       requestedBytes: 1048576,
-      allocatedBytes: 7516192768,
+      reservedBytes: 7516192768,
       allowedBytes: 7516192768,
     });
-    expect(root('cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 4096 bytes (total 123456 bytes)')).toMatchObject({ kind: 'catchable-oom', requestedBytes: 4096, allocatedBytes: 123456 });
+    expect(root('cupy.cuda.memory.OutOfMemoryError: out of memory to allocate 4096 bytes (total 123456 bytes)')).toMatchObject({ kind: 'catchable-oom', requestedBytes: 4096, reservedBytes: 123456 });
     // XLA spells its runtime failure alike after its status: that stays XLA's.
     expect(root('jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory allocating 8589934592 bytes.')?.summary).toMatch(/^XLA/);
   });

@@ -44,24 +44,56 @@ function placeOfLine(text: string): Place | undefined {
   if (nccl) return { device: Number(nccl[1]) };
   const ascend = ascendPlace(text);
   if (ascend) return ascend;
+  // A placement error names the device asked for, which may not exist.
+  if (/Could not satisfy explicit device specification/.test(text)) return undefined;
   const gpus = new Set([...text.matchAll(TF_GPU)].map((m) => Number(m[1])));
   return gpus.size === 1 ? { device: [...gpus][0]! } : undefined;
 }
 
 /**
- * The place the failure's line and its further evidence lines (offsets below it) name, else torch_npu's suffix just below
- * or just above it. Lines that disagree give no device (or rank).
+ * A line of CANN's error block under torch_npu's message: "[Error]: …", an error code ("EZ9999: Inner Error!", "EI0002: [PID:
+ * …"), or indented; also behind a process's prefix that names no rank (vLLM's "(EngineCore_DP0 pid=1878198) ") or vLLM's
+ * logger columns ("ERROR 05-27 09:53:02 [engine.py:448] ").
  */
-export function placeAround(line: LineView, extraLines: readonly number[]): Place {
-  const places = [line.content, ...extraLines.map((k) => line.next(k) ?? '')].map(placeOfLine).filter((p) => p !== undefined);
-  for (let k = 1; places.length === 0 && k <= SUFFIX_BELOW_LINES; k++) {
+const CANN_BLOCK_LINE = /^(?:\([\w.-]+ pid=\d+[^)]*\) ?)?(?:[A-Z]+ \d\d-\d\d [\d:]+ \[[\w.]+:\d+\] )?(?:\s*(?:\[Error\]:|E[A-Z]\d{4}\b)|\s+\S)/;
+/** A line that starts another message: an exception or a traceback's header. */
+const NEW_MESSAGE = /^\s*(?:[A-Za-z_][\w.]*(?:Error|Exception)\b|Traceback \(most recent call last\))/;
+
+/**
+ * torch_npu's suffix that belongs to the failure on this line: on the line just below its message (or two below, the message
+ * going on over one more line), or just above a line of CANN's block with only block lines between. A line another rank
+ * printed is not this failure's.
+ */
+function ascendSuffixAround(line: LineView): Place | undefined {
+  for (let k = 1; k <= SUFFIX_BELOW_LINES; k++) {
+    if (line.nextRank(k) !== line.rank) return undefined;
     const below = ascendPlace(line.next(k) ?? '');
-    if (below) places.push(below);
+    if (below) return below;
+    if (NEW_MESSAGE.test(line.next(k) ?? '')) break;
   }
-  for (let k = 1; places.length === 0 && k <= SUFFIX_ABOVE_LINES; k++) {
-    const above = ascendPlace(line.previous(k) ?? '');
-    if (above) places.push(above);
+  if (!CANN_BLOCK_LINE.test(line.content)) return undefined;
+  for (let k = 1; k <= SUFFIX_ABOVE_LINES; k++) {
+    const above = line.previous(k) ?? '';
+    if (line.previousRank(k) !== line.rank) return undefined;
+    const place = ascendPlace(above);
+    if (place) return place;
+    if (!CANN_BLOCK_LINE.test(above)) return undefined;
   }
+  return undefined;
+}
+
+/**
+ * The place the failure's line and its further evidence lines (offsets below it) name, else torch_npu's suffix that belongs to
+ * it. Lines that disagree give no device (or rank); a place whose device is not the one the reader read (`readDevice`) is
+ * another failure's.
+ */
+export function placeAround(line: LineView, extraLines: readonly number[], readDevice?: number): Place {
+  const places = [line.content, ...extraLines.map((k) => line.next(k) ?? '')].map(placeOfLine).filter((p) => p !== undefined);
+  if (places.length === 0) {
+    const suffix = ascendSuffixAround(line);
+    if (suffix) places.push(suffix);
+  }
+  if (readDevice !== undefined && places.some((p) => p.device !== undefined && p.device !== readDevice)) return {};
   const one = (values: (number | undefined)[]): number | undefined => {
     const set = new Set(values.filter((v) => v !== undefined));
     return set.size === 1 ? [...set][0] : undefined;

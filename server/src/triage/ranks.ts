@@ -1,3 +1,4 @@
+import { isTracebackBody } from './frames';
 import type { LineView } from './signatures/types';
 
 /**
@@ -89,12 +90,16 @@ export function spawnRank(line: LineView, k: number): number | undefined {
   return undefined;
 }
 
-/** The rank of the spawned process whose traceback ends at this exception line (its header up to 300 lines above). */
+/**
+ * The rank of the spawned process whose traceback ends at this exception line (its header up to 300 lines above, every line
+ * between them part of that traceback: a later run's failure under an earlier one's traceback is not that process's).
+ */
 export function spawnRankAbove(line: LineView): number | undefined {
   for (let k = 1; k <= 300; k++) {
     const above = line.previous(k);
     if (above === undefined) return undefined;
     if (/^\s*Traceback \(most recent call last\):?\s*$/.test(above)) return spawnRank(line, k);
+    if (above.trim() !== '' && !isTracebackBody(above)) return undefined;
   }
   return undefined;
 }

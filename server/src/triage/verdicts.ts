@@ -12,7 +12,7 @@
  */
 import type { Evidence, Fix, Platform, SourceFrame, Verdict, VerdictKind } from '../protocol';
 import { userFrames } from './frames';
-import { placeAround, type Place } from './evidencePlace';
+import { placeAround } from './evidencePlace';
 import { agreeOnFailure } from './fixes';
 import { NUMBER_FIELDS, type Finding, type LineView, type Numbers } from './signatures/types';
 
@@ -36,8 +36,12 @@ interface Group {
   framesFollowing?: { rank?: number };
   evidence: Evidence[];
   occurrences: number;
-  /** The device and rank the failure's lines name in a runtime's standard format, when its reader gave none. */
-  place: Place;
+  /**
+   * The devices and ranks the failure's lines name in a runtime's standard format, when its reader gave none: one of each
+   * is the failure's; a failure printed for several (every rank's NCCL warning) names none.
+   */
+  placeDevices: Set<number>;
+  placeRanks: Set<number>;
 }
 
 /**
@@ -162,6 +166,7 @@ export class FindingSink {
       existing.device ??= finding.device;
       existing.rank ??= finding.rank;
       if (finding.rank !== undefined) existing.ranks.add(finding.rank);
+      notePlace(existing, finding, line);
       for (const e of evidence) if (existing.evidence.length < MAX_EVIDENCE && !existing.evidence.some((x) => x.line === e.line)) existing.evidence.push(e);
       // A repeat printed under its own traceback wins over a borrowed one (logging.exception
       // prints the message, then the traceback, then the message again).
@@ -190,9 +195,10 @@ export class FindingSink {
       ...(finding.frames ? { frames: finding.frames } : (finding.role === 'timeout' || finding.role === 'stuck') && !finding.raised ? { frames: [] } : earlier && earlier.frames.length > 0 ? { frames: earlier.frames } : tracebackOf(line, finding)),
       evidence: evidence.slice(0, MAX_EVIDENCE),
       occurrences: 1,
-      // A kill names no device; the lines around it are another process's.
-      place: finding.role !== 'host-kill' && (finding.device === undefined || finding.rank === undefined) ? placeAround(line, finding.extraLines ?? []) : {},
+      placeDevices: new Set(),
+      placeRanks: new Set(),
     };
+    notePlace(group, finding, line);
     this.groups.set(key, group);
     const deviceless = devicelessKey(finding);
     if (deviceless !== undefined && !this.byDevicelessKey.has(deviceless)) this.byDevicelessKey.set(deviceless, group);
@@ -328,6 +334,16 @@ function absorb(into: Group, from: Group): void {
   into.rank ??= from.rank;
 }
 
+/** Records the device and rank this occurrence's lines name (evidencePlace.ts); a kill names none, the lines around it are another process's. */
+function notePlace(g: Group, finding: Finding, line: LineView): void {
+  if (finding.role === 'host-kill' || (finding.device !== undefined && finding.rank !== undefined)) return;
+  const place = placeAround(line, finding.extraLines ?? [], finding.device);
+  if (place.device !== undefined) g.placeDevices.add(place.device);
+  if (place.rank !== undefined) g.placeRanks.add(place.rank);
+}
+
+const onlyOne = (values: ReadonlySet<number>): number | undefined => (values.size === 1 ? [...values][0] : undefined);
+
 /** The group's rank; a message without a rank prefix, followed by a rank's traceback, is that rank's. */
 function rankOf(g: Group): number | undefined {
   return g.rank ?? g.framesFollowing?.rank;
@@ -373,9 +389,9 @@ function toVerdict(g: Group, root: Group | undefined, causedBy: number | undefin
     fixes: dedupeFixes(fixes),
     evidence: g.evidence,
   };
-  const device = g.device ?? g.place.device;
+  const device = g.device ?? onlyOne(g.placeDevices);
   if (device !== undefined) verdict.device = device;
-  const rank = rankOf(g) ?? g.place.rank;
+  const rank = rankOf(g) ?? onlyOne(g.placeRanks);
   if (rank !== undefined) verdict.rank = rank;
   for (const field of NUMBER_FIELDS) {
     const value = g.numbers[field];

@@ -301,15 +301,14 @@ export function allocatorFinding(msg: AllocatorMessage, p: AllocatorPlatform, ra
   const stranded = strandedBytes(n);
   const requested = n.requestedBytes ?? 0;
   const where = msg.device !== undefined ? ` on ${msg.deviceWord ?? 'device'} ${msg.device}` : '';
-  const summary =
-    `${p.label} out of memory${where}: ` +
-    [
-      n.requestedBytes !== undefined ? `${formatBytes(requested)} requested` : undefined,
-      n.freeBytes !== undefined ? `${formatBytes(n.freeBytes)} free` : undefined,
-    ]
-      .filter((part) => part !== undefined)
-      .join(', ') +
-    (n.deviceTotalBytes !== undefined ? ` of ${formatBytes(n.deviceTotalBytes)}` : '');
+  const said = [
+    n.requestedBytes !== undefined ? `${formatBytes(requested)} requested` : undefined,
+    n.freeBytes !== undefined ? `${formatBytes(n.freeBytes)} free` : undefined,
+  ]
+    .filter((part) => part !== undefined)
+    .join(', ');
+  const total = n.deviceTotalBytes !== undefined ? formatBytes(n.deviceTotalBytes) : undefined;
+  const summary = `${p.label} out of memory${where}` + (said !== '' ? `: ${said}${total !== undefined ? ` of ${total}` : ''}` : total !== undefined ? ` (${total} device)` : '');
   const parts: string[] = [];
   if (fragmented) {
     parts.push(

@@ -658,6 +658,8 @@ const launcherKill: Signature = {
     // Open MPI's report of a rank ended by a signal (mpirun's errmgr: "mpirun noticed that process rank 1 with PID 4242 on
     // node gpu-3 exited on signal 9 (Killed)."): the rank is MPI_COMM_WORLD's.
     const mpi = /\bprocess rank (\d+) with PID \S+ on node \S*\s*exited on signal 9\b/.exec(c);
+    // mpirun kills its ranks itself when the job is cancelled (Slurm's time limit) or the user presses Ctrl-C twice.
+    if (mpi && [...Array(20).keys()].some((k) => /\bCANCELLED AT\b|\bmpirun: abort is already in progress\b|\bhit ctrl-c again\b/.test(line.previous(k + 1) ?? ''))) return undefined;
     if (mpi) return hostKill(line, `MPI rank ${mpi[1]} killed with SIGKILL, most likely for host memory`, {}, Number(mpi[1]));
     // torchrun: "exitcode: -9"; DeepSpeed's launcher: "exits with return code = -9"; shells and containers: 137
     // (Flyte/Kubernetes plugins: "terminated with exit code (137)"); Python's subprocess returncode -9 as
@@ -763,9 +765,11 @@ const schedulerMemoryLimit: Signature = {
   match(line) {
     const pbs = PBS_MEMORY_LIMIT.exec(line.content);
     if (!pbs && !SCHEDULER_MEMORY_LIMIT.test(line.content)) return undefined;
-    const numbers = pbs ? { processInUseBytes: Number(pbs[1]) * 1024, allowedBytes: Number(pbs[2]) * 1024 } : {};
+    // Only a resident-memory limit's sizes are memory in use; vmem and pvmem count address space (CUDA maps far more than it uses).
+    const resident = pbs !== null && /job killed: mem /.test(line.content);
+    const numbers = resident ? { processInUseBytes: Number(pbs[1]) * 1024, allowedBytes: Number(pbs[2]) * 1024 } : {};
     const scheduler = pbs ? 'PBS' : /TERM_MEMLIMIT/.test(line.content) ? 'LSF' : 'Torque';
-    const sizes = pbs ? ` (${formatBytes(numbers.processInUseBytes!)} used, ${formatBytes(numbers.allowedBytes!)} allowed)` : '';
+    const sizes = resident ? ` (${formatBytes(numbers.processInUseBytes!)} used, ${formatBytes(numbers.allowedBytes!)} allowed)` : '';
     return hostKill(line, `Host OOM: ${scheduler} killed the job over its memory limit${sizes}`, numbers, undefined,
       `${scheduler} saw the job use more memory than it asked for and killed it. Nothing in the program runs after that: no exception, no traceback.`);
   },

@@ -49,6 +49,8 @@ const cachingAllocator: Signature = {
  * PyTorch's 2.2+ message without its first sentence ("GPU 0 has a total capacity of 23.64 GiB of which 1.61 GiB is free. …"),
  * as a blog or an issue quotes it. When the head is on a line above, the message is the head's to read.
  */
+const HEAD_ABOVE_LINES = 40;
+
 const headlessAllocatorMessage: Signature = {
   id: CUDA.signature,
   platform: 'cuda',
@@ -56,7 +58,9 @@ const headlessAllocatorMessage: Signature = {
   needles: ['memory in use', 'Of the allocated memory'],
   match(line) {
     if (!/GPU\s*\d* has a total capac/.test(line.content)) return undefined;
-    for (let k = 1; k <= 6; k++) if (/ried to allocate|out of memory/i.test(line.previous(k) ?? '')) return undefined;
+    // A head above (with a traceback between) has read the message; HIP's and XPU's builds print the same sentences.
+    for (let k = 1; k <= HEAD_ABOVE_LINES; k++) if (/ried to allocate|out of memory/i.test(line.previous(k) ?? '')) return undefined;
+    if (devicePlatformNear(line) !== 'cuda') return undefined;
     const msg = parseHeadlessAllocatorMessage(line.content);
     if (msg?.deviceWord !== 'GPU') return undefined;
     return allocatorFinding(msg, CUDA, line.rank);
@@ -1167,9 +1171,9 @@ const tensorrtOom: Signature = {
  * CuPy's memory pool (cupy/cuda/memory.pyx OutOfMemoryError): "Out of memory allocating 25,600,000 bytes
  * (allocated so far: 3,635,267,072 bytes)." (v6+; ", limit set to: N bytes" when a pool limit is set),
  * and CuPy ≤ 5's "out of memory to allocate 163840000 bytes (total 1673061376 bytes)". "Allocated so
- * far" is, in OutOfMemoryError's own words, the "size of memory successfully allocated so far": the pool raises it after
- * freeing its cached blocks, so what it still holds is the live arrays, reported as allocated. Chainer prints it as
- * "Exception in main training loop: …".
+ * far" is what the pool has allocated from the device (memory.pyx: the pool's total_bytes(), its blocks in use and the free
+ * pieces split off them that free_all_blocks cannot return; older releases add the request), so reserved in PyTorch's
+ * words, not the live arrays. Chainer prints it as "Exception in main training loop: …".
  */
 const CUPY_NEW = /Out of memory allocating ([\d,]+) bytes(?: \(allocated so far: ([\d,]+) bytes(?:, limit set to: ([\d,]+) bytes)?\))?/;
 const CUPY_OLD = /out of memory to allocate (\d+) bytes \(total (\d+) bytes\)/;
@@ -1190,7 +1194,7 @@ const cupyOom: Signature = {
     const pool = num(m ? m[2] : old![2]);
     const limit = num(m?.[3]);
     const numbers: Finding['numbers'] = { requestedBytes: requested };
-    if (pool !== undefined) numbers.allocatedBytes = pool;
+    if (pool !== undefined) numbers.reservedBytes = pool;
     if (limit !== undefined) numbers.allowedBytes = limit;
     return {
       signature: 'cupy-out-of-memory',
@@ -1232,6 +1236,9 @@ const rmmOom: Signature = {
     const terminated = RMM_TERMINATE.test(line.content);
     if (!m && !terminated) return undefined;
     const reason = m?.[3]?.trim() ?? '';
+    // Older releases throw bad_alloc for any failed cudaMalloc: a status other than out of memory (a sticky
+    // cudaErrorIllegalAddress left by an earlier kernel) is that error's, which other readers name.
+    if (/\bcuda(?:Error(?!MemoryAllocation)\w+|_ERROR_(?!OUT_OF_MEMORY)\w+)/.test(reason) && !/out of memory/i.test(reason)) return undefined;
     const pool = /Maximum pool size exceeded/.test(reason);
     return {
       signature: 'rmm-out-of-memory',

@@ -44,16 +44,17 @@ const UNCAUGHT = /terminating due to uncaught exception|terminate called after t
 
 /**
  * What a process prints as it ends on an error nothing handled: an uncaught exception's report (UNCAUGHT), Open MPI's
- * banner for MPI_Abort (a check that aborts every rank on a failed call: mpi4jax's), the shell's or the C library's
- * abort report.
+ * banner for MPI_Abort (a check that aborts every rank on a failed call: mpi4jax's), the shell's (bash's "Aborted", zsh's
+ * "zsh: abort") or the C library's abort report.
  */
-const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called`);
+const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\bzsh: abort\b`);
 /**
- * A failed C assert(), which aborts (glibc: "darknet: ./src/cuda.c:36: check_error: Assertion `0' failed."): right under an
- * error it is the check of that error (darknet checks every CUDA call so); further down it may check something else, such as
- * a result the error left empty. A CUDA kernel's device-side assert closes its expression with a backtick instead.
+ * A failed C assert() in a function that checks an error, which aborts (glibc: "darknet: ./src/cuda.c:36: check_error: Assertion
+ * `0' failed."): right under an error it is the check of that error (darknet checks every CUDA call so); further down, or in
+ * another function (a mutex's assert at exit), it checks something else. A CUDA kernel's device-side assert closes its
+ * expression with a backtick instead.
  */
-const C_ASSERT = /: Assertion `[^`]*?'\s*failed\b/;
+const C_ASSERT = /\b\w*(?:check|error|cuda|hip|status)\w*: Assertion `[^`]*?'\s*failed\b/i;
 /**
  * glog's FATAL line ("F0611 19:40:24.593505 …", TensorFlow's "… F tensorflow/…/cuda_gpu_executor.cc:881] Check failed:
  * module != nullptr"), after which glog aborts: it ends the process on the failure right above it only (a fatal check a

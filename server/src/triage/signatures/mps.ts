@@ -8,7 +8,7 @@
 import { formatBytes } from '../../format';
 import { shrinkPeak } from '../fixes';
 import { SIZE, toBytes } from '../sizes';
-import { thrownUncaught } from './lineContext';
+import { endsProcessAfter, thrownUncaught } from './lineContext';
 import type { Signature } from './types';
 
 const MESSAGE = new RegExp(
@@ -171,8 +171,9 @@ const commandBufferOom: Signature = {
   needles: ['CommandBufferCallbackErrorOutOfMemory', 'MTLCommandBufferErrorOutOfMemory', 'Insufficient Memory (IOAF code 8)'],
   match(line) {
     if (!COMMAND_BUFFER_OOM.test(line.content)) return undefined;
-    // Swift's runtime trap ("Fatal error: <error>: file main.swift, line 261", then the process dies of SIGILL) aborts too.
-    const aborted = thrownUncaught(line) || SWIFT_FATAL.test(line.content);
+    // Swift's runtime trap ("Fatal error: <error>: file main.swift, line 261", then the process dies of SIGILL) aborts too, and
+    // so does what the shell reports right after it ("… (00000008:kIOGPUCommandBufferCallbackErrorOutOfMemory) zsh: abort").
+    const aborted = thrownUncaught(line) || SWIFT_FATAL.test(line.content) || endsProcessAfter(line, 1);
     const ggml = /command buffer \d+ failed with status/.test(`${line.next(1) ?? ''}\n${line.previous(1) ?? ''}`);
     return {
       signature: 'metal-command-buffer-oom',

@@ -24,7 +24,7 @@ import type { Fix, Platform, SourceFrame } from '../../protocol';
 import { CUT_FRAME_HEAD, framesOf, ipythonFrames, isTracebackBody } from '../frames';
 import { SIZE, toBytes } from '../sizes';
 import { spawnRank, spawnRankAbove } from '../ranks';
-import { debugAsync, findTheRootRank, hostMemory, shrinkPeak } from '../fixes';
+import { agreeOnFailure, debugAsync, findTheRootRank, hostMemory, shrinkPeak } from '../fixes';
 import { caffe2Device, ORT_DEVICE, trailingDevice } from './lineContext';
 import { CANN_CODE, CUDA_GDB_EXCEPTION, nativeFailure, quote } from './nativeFailure';
 import { devicePlatformNear, luaFrames, MINER_CHECK_FILE, platformNear } from './otherOom';
@@ -65,6 +65,9 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   '::Watchdog::run', 'watchdog thread terminated with exception', 'Caught collective operation timeout',
   // WebAssembly's linear memory running out (tailAllocFailure; a wasm trap's 'RuntimeError: ' is read through 'Error').
   'Aborted\\(OOM\\)', 'Cannot enlarge memory arrays', 'could not allocate memory',
+  // gloo's timeout of a collective's send or receive; a debugger's stack of a process stuck in a collective (tailGlooTimeout,
+  // tailStuckInCollective below).
+  'Timed out waiting \\d+ ?ms for', '#0 ',
   // A launcher's 'exit with status code N' (Horovod's gloo runner).
   'exit with status code',
   // SQLite's SQLITE_CANTOPEN message.
@@ -189,8 +192,9 @@ const VRAM_OUT = /\b(?:[iu]nsufficient|not enough|out of) VRAM\b/i;
 /** Advice or a denial around those words ("If you are out of VRAM, try --medvram", "this is not an out of VRAM error"). */
 const VRAM_HEDGE = /\b(?:if|when|whether|may|might|could|tip|try|not an?)\b[^.]{0,40}\b(?:[iu]nsufficient|not enough|out of|run out of) VRAM\b/i;
 const E_OUTOFMEMORY = /(?<![\w-])(?:-2147024882|0x8007000[Ee])\b/;
-// A copy retyped by hand may misspell it ("The paging file is to small …").
-const WINDOWS_COMMIT_LIMIT = /\[WinError 1455\]|\bThe paging file is too? small for this operation to complete\b/;
+// A copy retyped by hand may misspell it ("The paging file is to small …"); Rust's io::Error shows the code as "(os error 1455)",
+// and PyTorch's shared-memory mapping on Windows as "Couldn't open shared file mapping: <torch_…>, error code: <1455>".
+const WINDOWS_COMMIT_LIMIT = /\[WinError 1455\]|\bThe paging file is too? small for this operation to complete\b|\(os error 1455\)|\berror code: <1455>/;
 /** The first words of "CUDA out of memory" / "HIP out of memory", cut anywhere after "ou". */
 const cutOomMessage = (message: string): boolean => {
   const words = message.trim();
@@ -1115,6 +1119,95 @@ export const tailStoreBarrier: Signature = {
       fixes: [findTheRootRank, { id: 'launch-all-ranks', title: 'Check that every rank was launched with the same world size, master address and port, and reaches init_process_group', rationale: 'The barrier counts arrivals in the store; a rank that never connects leaves the rest waiting.' }],
       facts: { tier: 2 },
       ...(timedOut && { raised: true }),
+    };
+  },
+};
+
+/**
+ * gloo's timeout of one transfer of a collective (gloo/transport/tcp/unbound_buffer.cc: "Timed out waiting 1800000ms for recv
+ * operation to complete", raised as a RuntimeError): the gloo backend's counterpart of NCCL's watchdog timeout, a peer that
+ * never sent or received its part. Read by the tail pass.
+ */
+const GLOO_TIMEOUT = /\bTimed out waiting (\d+) ?ms for (send|recv) operation to complete\b/;
+
+export const tailGlooTimeout: Signature = {
+  id: 'gloo-timeout',
+  platform: 'cpu',
+  needles: ['for send operation to complete', 'for recv operation to complete'],
+  match(line) {
+    const m = GLOO_TIMEOUT.exec(line.content);
+    if (!m) return undefined;
+    return {
+      signature: 'gloo-timeout',
+      role: 'timeout',
+      kind: 'hang',
+      platform: platformNear(line),
+      catchable: false,
+      summary: `gloo collective timed out: a ${m[2]} waited ${Number(m[1]) / 1000} s for a peer`,
+      explanation:
+        'A gloo collective (or barrier) waited for another rank\'s data past the process group\'s timeout. The peer crashed, took another code ' +
+        'path, or is still busy elsewhere; the cause is in the other ranks\' output.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: {},
+      fixes: [findTheRootRank, agreeOnFailure],
+      facts: { tier: 2 },
+      raised: true,
+    };
+  },
+};
+
+/**
+ * A debugger's backtrace (gdb's "#0  0x… in pthread_cond_wait … from …", py-spy --native) of a process that waits inside a
+ * collective library: NCCL, RCCL, oneCCL, gloo, HCCL, MPI, Horovod or a process group's collective. Posted for a run that hung
+ * without a timeout message; a stack that received a signal or is aborting is a crash's, not a hang's. Read by the tail pass.
+ */
+const DEBUGGER_FRAME = /^\s*#(\d+)\s+(?:0x[0-9a-fA-F]+ in )?(.*)$/;
+const WAITING_FRAME = /pthread_cond_(?:timed)?wait|pthread_(?:timed)?join|pthread_timedjoin|futex|sem_(?:timed)?wait|epoll_wait|\bpoll\b|nanosleep|sched_yield|__lll_lock_wait|::wait\b|::Wait\b|[Ss]ynchronize|\bwait\w*\(/;
+const COLLECTIVE_FRAME = /nccl|rccl|\bccl[_:]|gloo|hccl|\bMPI_|ompi_|horovod|ProcessGroup|all_?reduce|all_?gather|reduce_?scatter|broadcast|barrier/i;
+const CRASHING_FRAME = /received signal|SIGSEGV|SIGABRT|SIGBUS|Segmentation fault|__GI_raise|__GI_abort|\babort \(|\braise \(|__pthread_kill/;
+/** A debugger frame's function, or its library when the function has no symbol ("?? () from /opt/nccl/lib/libnccl.so.2"). */
+function frameName(frame: string): string {
+  const name = frame.replace(/\s*\(.*$/, '').trim();
+  return name === '??' ? (/\bfrom (?:\S*\/)?([^\s/]+)\s*$/.exec(frame)?.[1] ?? name) : name;
+}
+
+/** Frames of the innermost block read for the wait and the collective. */
+const STUCK_FRAMES = 12;
+
+export const tailStuckInCollective: Signature = {
+  id: 'stuck-in-collective',
+  platform: 'cpu',
+  needles: ['#0 '],
+  match(line) {
+    const first = DEBUGGER_FRAME.exec(line.content);
+    if (!first || first[1] !== '0') return undefined;
+    for (let k = 1; k <= 6; k++) if (CRASHING_FRAME.test(line.previous(k) ?? '')) return undefined;
+    const frames = [first[2]!];
+    for (let k = 1; k <= 3 * STUCK_FRAMES && frames.length < STUCK_FRAMES; k++) {
+      const next = line.next(k);
+      if (next === undefined) break;
+      const frame = DEBUGGER_FRAME.exec(next);
+      if (frame) {
+        if (frame[1] === '0') break;
+        frames.push(frame[2]!);
+      }
+    }
+    if (frames.some((f) => CRASHING_FRAME.test(f)) || !frames.slice(0, 3).some((f) => WAITING_FRAME.test(f))) return undefined;
+    const collective = frames.find((f) => COLLECTIVE_FRAME.test(f));
+    if (collective === undefined) return undefined;
+    return {
+      signature: 'stuck-in-collective',
+      role: 'timeout',
+      kind: 'hang',
+      platform: platformNear(line),
+      catchable: false,
+      summary: `Stuck in a collective: the stack waits in ${frameName(collective)}`,
+      explanation:
+        'The backtrace shows the process waiting inside a collective (or its communicator\'s teardown) with no crash on the stack: a hang. ' +
+        'Some other rank never reached the same collective, or is stuck elsewhere; its own stack says where.',
+      numbers: {},
+      fixes: [findTheRootRank, agreeOnFailure],
+      facts: { tier: 2 },
     };
   },
 };

@@ -37,8 +37,9 @@ export const EXPANDABLE_MAP_OOM = /\b(?:expandable_segments: )?memory (?:mapping
 /** The JDK's direct-buffer limit (java.nio.Bits.reserveMemory: "Cannot reserve 4194304 bytes of direct buffer memory (allocated: A, limit: L)"). */
 const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory \(allocated: (\d+), limit: (\d+)\)/;
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check), and an
- * error that ends in std::bad_alloc (operator new failing, reported back: onnxruntime's "Load model from … failed:std::bad_alloc"). */
-const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|could not|unable to) allocate (?:\w+ ){0,2}memory|^\s*Failed to allocate again\.?\s*$|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b|std::bad_alloc\s*$`, 'i');
+ * error that ends in std::bad_alloc (operator new failing, reported back: onnxruntime's "Load model from … failed:std::bad_alloc",
+ * torchelastic's error file's "message": "MemoryError: std::bad_alloc"). */
+const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|could not|unable to) allocate (?:\w+ ){0,2}memory|^\s*Failed to allocate again\.?\s*$|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b|std::bad_alloc(?=["',]*\s*$)`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -300,6 +301,12 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // allocate memory in static TLS block", often libgomp on aarch64): a loader limit, fixed by LD_PRELOAD or
   // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
   if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
+  // std::bad_alloc as the error a call reported ("…: std::bad_alloc"), not named in a note or a test's expected refusal
+  // ("allocation … refused as expected: std::bad_alloc", "std::length_error is not std::bad_alloc").
+  if (/std::bad_alloc/.test(m[0]) && (!/:\s*std::bad_alloc/.test(text) || /\bexpected\b|\bNote:/i.test(text))) return undefined;
+  // A device node the driver would not open ("Unable to open /dev/kfd read-write: Cannot allocate memory", rocminfo; ENOMEM
+  // from the driver's open): the driver or the GPU is not set up, not memory running out.
+  if (/\bopen \/dev\/\S+/.test(text) && /Cannot allocate memory/.test(m[0])) return undefined;
   // A program that could not get a kind of memory and went on with another ("could not allocate pinned memory, falling back to
   // pageable memory", DPDK's "could not allocate hugepage memory, using regular pages"): nothing failed.
   if (/could not allocate/i.test(m[0]) && WENT_ON_INSTEAD.test(text)) return undefined;
@@ -750,6 +757,8 @@ const BFC = /Allocator \((GPU|gpu|XPU|xpu)_(\d+)_bfc\) ran out of memory trying 
  */
 const ALLOCATOR_HINT_TAIL = /max_split_size_mb to avoid fragmentation\.\s+See documentation for Memory Management\b/;
 const VLLM_NO_CACHE_BLOCKS = /\bNo available memory for the cache blocks\b/;
+/** SGLang's check of the same budget (model_runner.py): "Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.88." */
+const SGLANG_NO_KV_MEMORY = /\bleave no GPU memory for the KV cache\b/;
 const VLLM_KV_NEEDED = /\b([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \(([\d.]+) GiB\)/;
 const VLLM_FREE = /Free memory on device (?:(cuda|xpu|npu|hpu):(\d+) )?\(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired\s+GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/;
 /**
@@ -855,7 +864,7 @@ const THEANO_CUDANDARRAY = /\bCudaNdarray_\w+: allocation failed\b/;
 export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
-  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ', 'memory for the cache blocks', 'available KV cache memory', 'documentation for Memory Management',
+  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ', 'memory for the cache blocks', 'no GPU memory for the KV cache', 'available KV cache memory', 'documentation for Memory Management',
     'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', 'allocation failed.', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'dmem_alloc] Failed to alloc', 'dma_ring_allocate'],
   match(line) {
     const text = line.content;
@@ -983,6 +992,7 @@ export const namedOom: Signature = {
         kvNeeded ? { requestedBytes: Math.round(Number(kvNeeded[1]) * GiB), freeBytes: Math.round(Number(kvNeeded[2]) * GiB) } : {},
       );
     }
+    if (SGLANG_NO_KV_MEMORY.test(text)) return finding('SGLang had no GPU memory left for the KV cache after loading the weights (--mem-fraction-static)', devicePlatformNear(line), false, {});
     // Newer releases name the device ("Free memory on device cuda:1 (19.77/22.05 GiB) on startup …").
     if (/Free memory on device (?:\w+:\d+ )?\(/.test(text)) {
       const m = VLLM_FREE.exec(joinNext(line, 1).replace(/\n/g, ' '));
