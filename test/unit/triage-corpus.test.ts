@@ -321,7 +321,9 @@ const FLOORS = {
   blind60: { kind: 145 / 150, exact: 172 / 190 },
   // First run kind 140/150, exact 103/107; after its classes were filled (triage-blind61.test.ts): kind 147/150, exact 103/107.
   blind61: { kind: 147 / 150, exact: 103 / 107 },
-  blind62: { kind: 136 / 150, exact: 95 / 108 },
+  // First run kind 134/150 (136/150 after two labels moved to the corpus's conventions), exact 95/108; after its classes were
+  // filled (triage-blind62.test.ts): kind 146/150, exact 99/108.
+  blind62: { kind: 146 / 150, exact: 99 / 108 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

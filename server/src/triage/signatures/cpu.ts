@@ -46,8 +46,11 @@ const cpuAllocator: Signature = {
  * message gives the request: "Unable to allocate 7.91 GiB for an array with shape (1396913, 190, 4) and data type float64"
  * (numpy/core/_exceptions.py: binary units from bytes to EiB, three significant figures, "1234. GiB" past 1000).
  */
-/** The exception's line, also behind a logger's timestamp and bracketed field (Twisted's "2018-07-26 20:54:41+0000 [-] MemoryError"). */
-const MEMORY_ERROR = /^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:\[[^\]]*\] )?)?(?:[A-Za-z_]\w*\.)*_?(?:Array|Arrow)?MemoryError\b/;
+/**
+ * The exception's line, also behind a logger's timestamp and bracketed field (Twisted's "2018-07-26 20:54:41+0000 [-] MemoryError")
+ * or as Chaquopy hands it to Java ("com.chaquo.python.PyException: MemoryError: ").
+ */
+const MEMORY_ERROR = /^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:\[[^\]]*\] )?)?(?:[\w.]+\.PyException: )?(?:[A-Za-z_]\w*\.)*_?(?:Array|Arrow)?MemoryError\b/;
 /** Arrow's allocator's own message (pyarrow.lib.ArrowMemoryError: "realloc of size 2172846080 failed", "malloc of size 64 failed"). */
 const ARROW_REQUEST = /\b(?:realloc|malloc|allocate|alloc) of size (\d+) failed\b/;
 /** NumPy's message, also alone: an application that caught the error and printed its message ("Error Occured: unable to allocate …"). */
@@ -209,6 +212,13 @@ const DOCKER_EXEC_137 = /\bError executing in Docker Container: 137\b/;
 const HOROVOD_EXIT = /\bProcess (\d+) exit with status code -?\d+\b/;
 /** Google Colab's notice when the runtime's VM ran out of memory and was restarted (its dialog and console: "Your session crashed after using all available RAM."). */
 const COLAB_RAM = /\bYour session crashed after using all available RAM\b/;
+/** Kaggle's notice when a notebook's kernel ran out of memory and was restarted ("Your notebook tried to allocate more memory than is available. It has restarted."). */
+const KAGGLE_RAM = /\bYour notebook tried to allocate more memory than is available\b/;
+/**
+ * Dask's nanny restarting a worker over its memory limit (distributed/nanny.py: "Worker exceeded 95% memory budget. Restarting",
+ * newer "Worker tcp://127.0.0.1:40001 (pid=123) exceeded 95% memory budget. Restarting..."): the nanny kills the worker process.
+ */
+const DASK_MEMORY_BUDGET = /\bWorker\b.*\bexceeded \d+% memory budget\b/;
 /** Slurm's cgroup task plugin after a step's memory cgroup ran out (task_cgroup_memory.c: "Detected 2 oom-kill event(s) in step 42.batch cgroup"). */
 const SLURM_OOM_EVENTS = /\bDetected [1-9]\d* oom[-_]kill event/;
 /**
@@ -354,6 +364,18 @@ const NAMED_HOST_KILLS: ReadonlyArray<{ pattern: RegExp; summary: string; explan
       'Look at what the notebook holds in host memory (datasets, model weights loaded on the CPU).',
   },
   {
+    pattern: KAGGLE_RAM,
+    summary: 'Host OOM: the Kaggle notebook ran out of memory and was restarted',
+    explanation: 'Kaggle restarts a notebook\'s kernel when it uses more memory than the session has and says so in the notebook; the kernel was killed, so no exception or traceback was printed. ' +
+      'Look at what the notebook holds in host memory (datasets, model weights loaded on the CPU).',
+  },
+  {
+    pattern: DASK_MEMORY_BUDGET,
+    summary: 'Host OOM: Dask\'s nanny restarted a worker over its memory limit',
+    explanation: 'Each Dask worker has a memory limit; its nanny kills and restarts the worker process when it passes the terminate fraction (95% by default), and the tasks it ran are lost or retried (KilledWorker after too many). ' +
+      'Give the workers more memory (memory_limit), fewer threads each, or smaller partitions.',
+  },
+  {
     pattern: NODE_LOW_MEMORY,
     summary: 'Host OOM: the kubelet evicted the pod because the node was low on memory',
     explanation: 'Kubernetes\' kubelet evicts pods when the node\'s available memory falls below its eviction threshold, starting with the pods that use the most above their requests; their containers are killed. ' +
@@ -373,7 +395,7 @@ const NAMED_HOST_KILLS: ReadonlyArray<{ pattern: RegExp; summary: string; explan
 export const tailHostKill: Signature = {
   id: 'tail-host-kill',
   platform: 'cpu',
-  needles: [']', 'failed with -9', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'Out Of Memory', 'init was OOM-killed', 'ow memory! ', 'Out of memory! ', 'Invoking oom killer', ' to process ', 'kB, limit ', 'SIGKILL', '"oom"', 'Out-of-memory detected!', 'oom-killed process:', 'Error R1'],
+  needles: [']', 'failed with -9', 'container oom ', 'cgroups for killing', 'due to memory', 'due to swap', 'process(es) in this unit', 'cg-oom-killed', 'OOM kill of PID', 'signal sigkill', 'signal SIGKILL', 'Tasks state (memory values in pages)', 'low on resource', 'Killed signal terminated', '137', 'kill event', '+0x', 'all available RAM', 'more memory than is available', 'memory budget', 'Out Of Memory', 'init was OOM-killed', 'ow memory! ', 'Out of memory! ', 'Invoking oom killer', ' to process ', 'kB, limit ', 'SIGKILL', '"oom"', 'Out-of-memory detected!', 'oom-killed process:', 'Error R1'],
   match(line) {
     const gcc = GCC_KILLED.exec(line.content);
     // Python's CalledProcessError for a child that died of SIGKILL ("Command '[…]' died with <Signals.SIGKILL: 9>.", subprocess.py's

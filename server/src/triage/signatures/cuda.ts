@@ -177,7 +177,9 @@ const runtimeError: Signature = {
     // value: DriverError(CUDA_ERROR_OUT_OF_MEMORY, \"out of memory\")").
     const panicked = /\bcalled `(?:Result|Option)::(?:unwrap|expect)\(\)` on an `Err` value\b/.test(line.content) &&
       [0, 1].some((k) => /\bthread 'main'(?: \(\d+\))? panicked at\b/.test(k === 0 ? line.content : (line.previous(k) ?? '')));
-    const aborts = panicked || endsProcessAfter(line, 3);
+    // The NVIDIA HPC compilers' OpenACC runtime ends the program on a failed call ("Accelerator Fatal Error: call to cuMemAlloc
+    // returned error 2 (CUDA_ERROR_OUT_OF_MEMORY): Out of memory").
+    const aborts = panicked || /\bAccelerator Fatal Error\b/.test(line.content) || endsProcessAfter(line, 3);
     const rank = line.rank ?? mpiAbortRank(line, 3);
     // TensorFlow's StreamExecutor ("cuda_driver.cc:739] failed to allocate 2.12G (2282521344 bytes) from device:
     // CUDA_ERROR_OUT_OF_MEMORY") names no device; the BFC allocator that asked for it does, in the warnings

@@ -52,7 +52,7 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'terminating due to uncaught exception', 'terminated abnormally with signal', 'crashed with signal \\d+/', 'panic\\(cpu \\d+ caller', '\\] \\[ ?\\d+\\] \\S+\\(', '={5,} +(?:Invalid __|Misaligned|Out-of-range)', 'ROCm-capable device', 'exit status [1-9]', 'Command buffer execution failed: Insufficient Memory', 'maximum allowed buffer size',
   'Killed signal terminated program', 'exit(?:ed)?\\b[\\w ]{0,24}[:(]?\\s*137\\b', 'oom[-_]kill event', 'out_of_memory\\+0x', 'oom_kill_process\\+0x',
   // Colab's RAM crash notice (cpu.ts tailHostKill); redis's and mimalloc's allocation failures (tailAllocFailure below).
-  'all available RAM', 'aborting for OUT OF MEMORY', 'mimalloc: error: unable to allocate',
+  'all available RAM', 'more memory than is available', 'memory budget', 'aborting for OUT OF MEMORY', 'mimalloc: error: unable to allocate',
   // CUDA_CHECK's 'CUDA error N at' is read through 'CUDA error' above; vLLM's client seeing its engine process die; Ollama's host-memory refusal (tailModelDoesNotFit).
   'Engine core proc \\S+ died unexpectedly', 'requires more system memory',
   // nccl-tests' count of wrong results; rdma-core's mlx5 error completion (nativeFailure).
@@ -1227,6 +1227,12 @@ export function chooseFailure<T extends { finding: Finding; line: number }>(foun
   if (chosen.finding.facts?.cutTraceback !== undefined) {
     const worker = found.find((f) => f.finding.facts?.hostProcess !== undefined && chosen!.line - f.line >= 1 && chosen!.line - f.line <= 3);
     if (worker) chosen = worker;
+  }
+  // A traceback cut off after a kill reported above it (Dask's nanny restarting a worker, then the client's gather failing):
+  // the cut traceback says no cause of its own, and the kill is one.
+  if (chosen.finding.facts?.cutTraceback !== undefined) {
+    const kill = found.find((f) => f.finding.role === 'host-kill' && f.line < chosen!.line);
+    if (kill) chosen = kill;
   }
   // A traceback cut off right under an error its rank logged (c10d's store warning, then the exception that raised it) is
   // that error's traceback: the error is the failure, as it says.

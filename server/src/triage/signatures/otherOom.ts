@@ -39,7 +39,7 @@ const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory 
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check), and an
  * error that ends in std::bad_alloc (operator new failing, reported back: onnxruntime's "Load model from … failed:std::bad_alloc",
  * torchelastic's error file's "message": "MemoryError: std::bad_alloc"). */
-const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|could not|unable to) allocate (?:\w+ ){0,2}memory|^\s*Failed to allocate again\.?\s*$|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b|std::bad_alloc(?=["',]*\s*$)`, 'i');
+const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|could not|unable to) allocate (?:\w+ ){0,2}memory|^\s*Failed to allocate again\.?\s*$|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b|std::bad_alloc(?=["',]*\s*$)|[iu]nsufficient VRAM|not enough VRAM|out of VRAM`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -301,6 +301,9 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // allocate memory in static TLS block", often libgomp on aarch64): a loader limit, fixed by LD_PRELOAD or
   // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
   if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
+  // VRAM too small in a debug record is a loader weighing its options (Ollama's 'level=DEBUG … msg="insufficient VRAM to load any
+  // model layers"', then it runs on the CPU), not a failure.
+  if (/VRAM/i.test(m[0]) && /\blevel=(?:DEBUG|INFO)\b|\bDEBUG\b/.test(text)) return undefined;
   // std::bad_alloc as the error a call reported ("…: std::bad_alloc"), not named in a note or a test's expected refusal
   // ("allocation … refused as expected: std::bad_alloc", "std::length_error is not std::bad_alloc").
   if (/std::bad_alloc/.test(m[0]) && (!/:\s*std::bad_alloc/.test(text) || /\bexpected\b|\bNote:/i.test(text))) return undefined;
@@ -422,7 +425,7 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // though its name is a CUDA word for other failures.
   let platform = /\bptxas\b/.test(text) ? 'cpu' : platformNear(line);
   // Memory the words say is the GPU's ("Out of GPU memory", "not enough GPU memory") is not the host's, whatever card it is.
-  if (platform === 'cpu' && /GPU memory/i.test(m[0])) platform = 'cuda';
+  if (platform === 'cpu' && /GPU memory|VRAM/i.test(m[0])) platform = 'cuda';
   // Cambricon's MLU runtime ("[cnrtError] [50200] [Card: 0] cnrtMalloc: Malloc MLU device memory failed.", CNRT), the NPU
   // class of accelerator among Headroom's platforms.
   const mlu = /\bcnrt\w*|\bMLU\b/.test(text);
@@ -838,6 +841,10 @@ const GGML_POOL = /\bnot enough space in the (?:context's|scratch) memory pool \
  */
 const PHP_MEMORY = /\bFatal error: +(?:Allowed memory size of (\d+) bytes exhausted(?: \(allocated (\d+)\))?|Out of memory \(allocated (\d+)\)) \(tried to allocate (\d+) bytes\)/;
 const GGML_NO_BUFFER = /\bGGML_ASSERT: \S+: ctx->mem_buffer != NULL\b/;
+/** ggml's backend buffer asserted after its allocator returned NULL (ggml-backend.c: 'GGML_ASSERT: …: data != NULL && "failed to allocate buffer"'): abort. */
+const GGML_BUFFER_ASSERT = /\bGGML_ASSERT: \S+: .*"failed to allocate buffer"/;
+/** cuML's check before a kernel that needs a workspace (raft): "Not enough free memory on device 0 to run kneighbors. needed=8589934592, free=7744913408". */
+const NOT_ENOUGH_FREE_ON_DEVICE = /\bNot enough free memory on device (\d+) to run [\w.]+\. needed=(\d+), free=(\d+)/;
 /**
  * CatBoost's GPU memory pool (catboost/cuda/cuda_lib/memory_pool/stack_like_memory_pool.h, NCudaLib::TOutOfMemoryError):
  * "Error: Out of memory. Requested 8880 MB; Free 5902.061425 MB" (older releases print the numbers, in MB, without the unit).
@@ -865,7 +872,7 @@ export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ', 'memory for the cache blocks', 'no GPU memory for the KV cache', 'available KV cache memory', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', 'allocation failed.', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'dmem_alloc] Failed to alloc', 'dma_ring_allocate'],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', 'allocation failed.', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'dmem_alloc] Failed to alloc', 'dma_ring_allocate', 'Not enough free memory on device'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -954,6 +961,11 @@ export const namedOom: Signature = {
     }
     if (THEANO_CUDANDARRAY.test(text)) return finding("Theano's GPU backend could not allocate a CudaNdarray", 'cuda', false, {});
     if (GGML_NO_BUFFER.test(text)) return finding("ggml could not allocate its context's buffer (malloc returned NULL)", 'cpu', true, {});
+    if (GGML_BUFFER_ASSERT.test(text)) return finding('ggml could not allocate a backend buffer and asserted', platformNear(line), true, {});
+    const notEnoughFree = NOT_ENOUGH_FREE_ON_DEVICE.exec(text);
+    if (notEnoughFree) {
+      return { ...finding('Not enough free device memory for the operation\'s workspace', devicePlatformNear(line), false, { requestedBytes: Number(notEnoughFree[2]), freeBytes: Number(notEnoughFree[3]) }), device: Number(notEnoughFree[1]) };
+    }
     const gmp = GMP.exec(text);
     if (gmp) return finding('GNU MP could not allocate memory for a number and aborted', 'cpu', true, { requestedBytes: Number(gmp[1]) });
     const mlx = MLX.exec(text);
