@@ -161,10 +161,11 @@ const OTHER_RUNTIMES_OOM = /\bCUDA (?:[Rr]untime [Ee]rror|Error):? out of memory
 const runtimeError: Signature = {
   id: 'cuda-runtime-oom',
   platform: 'cuda',
-  needles: ['CUDA error: out of memory', 'out of memory', 'CUDA_ERROR_OUT_OF_MEMORY', 'cudaErrorMemoryAllocation'],
+  needles: ['CUDA error: out of memory', 'out of memory', 'CUDA_ERROR_OUT_OF_ME', 'cudaErrorMemoryAllocation'],
   match(line) {
-    // The runtime API's words, the driver API's status (JAX/XLA, Triton, CuPy print it) and its enum name.
-    if (!/CUDA error: out of memory|cuda runtime error ?\(2\) ?: ?out of memory|CUDA_ERROR_OUT_OF_MEMORY|cudaErrorMemoryAllocation|Error \[CUDA\]: out of memory/.test(line.content) && !OTHER_RUNTIMES_OOM.test(line.content)) return undefined;
+    // The runtime API's words, the driver API's status (JAX/XLA, Triton, CuPy print it; also cut inside its name where a paste
+    // ends: taichi's "CUDA Error CUDA_ERROR_OUT_OF_ME") and its enum name.
+    if (!/CUDA error: out of memory|cuda runtime error ?\(2\) ?: ?out of memory|CUDA_ERROR_OUT_OF_MEMORY|CUDA_ERROR_OUT_OF_ME\w*\s*$|cudaErrorMemoryAllocation|Error \[CUDA\]: out of memory/.test(line.content) && !OTHER_RUNTIMES_OOM.test(line.content)) return undefined;
     // A status a library logs as a maybe before its own retry ("cuMemCreate CUDA_ERROR_OUT_OF_MEMORY (may not be an issue
     // e.g. torch allocator will free cache and retry)", torch_memory_saver) is not yet a failure.
     if (/\bmay not be an issue\b/.test(line.content)) return undefined;

@@ -23,8 +23,9 @@ import { GPU_ASSERT } from './nativeFailure';
 import type { Finding, LineView, Signature } from './types';
 
 /** "failed to allocate memory", "Failed to allocate device memory", "Failed to allocate 16.00 GB GPU memory" (the size may come first). */
-// ND4J's CUDA backend names the device in brackets: "Failed to allocate 289657824 bytes from DEVICE [0] memory".
-const FAILED_TO_ALLOCATE = String.raw`failed to allocate (?:[\d.]+ ?(?:[KMGT]i?B|bytes) )?(?:\w+ ){0,2}(?:\[\d+\] )?memory`;
+// ND4J's CUDA backend names the device in brackets: "Failed to allocate 289657824 bytes from DEVICE [0] memory"; PhysX's GPU
+// allocator says "PxgCudaDeviceMemoryAllocator fail to allocate memory 2147483648 bytes!! Result = 2".
+const FAILED_TO_ALLOCATE = String.raw`fail(?:ed)? to allocate (?:[\d.]+ ?(?:[KMGT]i?B|bytes) )?(?:\w+ ){0,2}(?:\[\d+\] )?memory`;
 /**
  * PyTorch's caching allocator warning that a map for expandable segments failed ("[W… CUDACachingAllocator.cpp:N]
  * expandable_segments: memory mapping failed with OOM on device 0 while trying to map 20971520 bytes (free: F, total: T)",
@@ -49,7 +50,7 @@ const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?
 const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
 const GGML_PINNED = /\b(?:ggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory|failed to allocate pinned (?:system |host )?memory): (.+)$/;
 const SGLANG_POOL = /\b(?:(?:Decode|Prefill) out of memory\. Try to lower your batch size|alloc_req_slots runs out of memory)\b/;
-const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|(?:^|\] )\[W\] |\bSkipping tactic\b|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
+const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|(?:^|\] )\[W\] |\bSkipping tactic\b|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without|reasons? for|possible causes?)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
 /**
  * A glog FATAL or CHECK, a program's own termination notice, torch_memory_saver's check (csrc's CURESULT_CHECK and its
  * cudaError twin print "[torch_memory_saver.cpp] … error …" and exit(1); from memory of that source).
@@ -83,7 +84,7 @@ const MUJOCO_ARENA = /^\s*max = (\d+), available = (\d+), requested = (\d+)/;
 /** A program naming what it failed to allocate and its size ("ds4: CUDA model range alloc failed for token_embd (1010.00 MiB): out of memory", "… (1792.00 MiB chunk)"). */
 const ALLOC_FAILED_FOR = new RegExp(String.raw`\balloc(?:ation)? failed for [\w:.\/-]+ \(${SIZE}(?: chunk)?\)`);
 const EIGEN_ALLOCATOR = /\bEigenAllocator for GPU ran out of memory when allocating (\d+)\./;
-const REQUEST = new RegExp(String.raw`(?:allocat\w*|request\w*|reallocate)(?: of)? ${SIZE}`, 'i');
+const REQUEST = new RegExp(String.raw`(?:allocat\w*|request\w*|reallocate)(?: of| memory)? ${SIZE}`, 'i');
 /** Theano's driver report: "Driver report 21364736 bytes free and 11715084288 bytes total". */
 const DRIVER_REPORT = new RegExp(String.raw`${SIZE} free and ${SIZE} total`);
 /** The free memory a failed request is compared with: "Failed to allocate 16.00 GB GPU memory (0.00 GB available)". */
@@ -304,9 +305,9 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // VRAM too small in a debug record is a loader weighing its options (Ollama's 'level=DEBUG … msg="insufficient VRAM to load any
   // model layers"', then it runs on the CPU), not a failure.
   if (/VRAM/i.test(m[0]) && /\blevel=(?:DEBUG|INFO)\b|\bDEBUG\b/.test(text)) return undefined;
-  // std::bad_alloc as the error a call reported ("…: std::bad_alloc"), not named in a note or a test's expected refusal
+  // std::bad_alloc as the error a call reported ("…: std::bad_alloc", TensorRT's "Unexpected exception std::bad_alloc"), not named in a note or a test's expected refusal
   // ("allocation … refused as expected: std::bad_alloc", "std::length_error is not std::bad_alloc").
-  if (/std::bad_alloc/.test(m[0]) && (!/:\s*std::bad_alloc/.test(text) || /\bexpected\b|\bNote:/i.test(text))) return undefined;
+  if (/std::bad_alloc/.test(m[0]) && (!/(?::|\bexception)\s*std::bad_alloc/.test(text) || /\bexpected\b|\bNote:/i.test(text))) return undefined;
   // A device node the driver would not open ("Unable to open /dev/kfd read-write: Cannot allocate memory", rocminfo; ENOMEM
   // from the driver's open): the driver or the GPU is not set up, not memory running out.
   if (/\bopen \/dev\/\S+/.test(text) && /Cannot allocate memory/.test(m[0])) return undefined;
@@ -425,7 +426,9 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // though its name is a CUDA word for other failures.
   let platform = /\bptxas\b/.test(text) ? 'cpu' : platformNear(line);
   // Memory the words say is the GPU's ("Out of GPU memory", "not enough GPU memory") is not the host's, whatever card it is.
-  if (platform === 'cpu' && /GPU memory|VRAM/i.test(m[0])) platform = 'cuda';
+  if (platform === 'cpu' && (/GPU memory|VRAM/i.test(m[0]) || /\w*Cuda\w*(?:Allocator|Memory)\b/.test(text))) platform = 'cuda';
+  // std::bad_alloc is operator new failing: host memory, whatever device the run uses (RMM's device bad_alloc is cuda.ts's).
+  if (/std::bad_alloc/.test(m[0])) platform = 'cpu';
   // Cambricon's MLU runtime ("[cnrtError] [50200] [Card: 0] cnrtMalloc: Malloc MLU device memory failed.", CNRT), the NPU
   // class of accelerator among Headroom's platforms.
   const mlu = /\bcnrt\w*|\bMLU\b/.test(text);
@@ -843,6 +846,19 @@ const PHP_MEMORY = /\bFatal error: +(?:Allowed memory size of (\d+) bytes exhaus
 const GGML_NO_BUFFER = /\bGGML_ASSERT: \S+: ctx->mem_buffer != NULL\b/;
 /** ggml's backend buffer asserted after its allocator returned NULL (ggml-backend.c: 'GGML_ASSERT: …: data != NULL && "failed to allocate buffer"'): abort. */
 const GGML_BUFFER_ASSERT = /\bGGML_ASSERT: \S+: .*"failed to allocate buffer"/;
+/** Rockchip's media buffer allocator (ModelBox's rockchip_memory.cc: "Malloc mpp buffer fail, size = 67108864"). */
+const ROCKCHIP_MPP = /\bMalloc mpp buffer fail, size = (\d+)/;
+/**
+ * torch_memory_saver's check of a CUDA or HIP driver call (its CURESULT_CHECK prints "[torch_memory_saver.cpp] CUresult error
+ * result=2 file=… func=cu_mem_create line=…" and exits): status 2 is out of memory in both APIs (CUDA_ERROR_OUT_OF_MEMORY,
+ * hipErrorOutOfMemory).
+ */
+const MEMORY_SAVER_OOM = /\[torch_memory_saver\.cpp\] (CUresult|hipError_t) error\s+result=2\b/;
+/**
+ * PyTorch's memory_summary() table, which programs print after catching an OOM (fairseq): its "CUDA OOMs: N" counts the
+ * allocator's OutOfMemoryErrors in this process. N > 0 says one happened; the program may have recovered.
+ */
+const SUMMARY_OOMS = /\bCUDA OOMs: ([1-9]\d*)\b/;
 /** cuML's check before a kernel that needs a workspace (raft): "Not enough free memory on device 0 to run kneighbors. needed=8589934592, free=7744913408". */
 const NOT_ENOUGH_FREE_ON_DEVICE = /\bNot enough free memory on device (\d+) to run [\w.]+\. needed=(\d+), free=(\d+)/;
 /**
@@ -872,7 +888,7 @@ export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ', 'memory for the cache blocks', 'no GPU memory for the KV cache', 'available KV cache memory', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', 'allocation failed.', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'dmem_alloc] Failed to alloc', 'dma_ring_allocate', 'Not enough free memory on device'],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', 'allocation failed.', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'dmem_alloc] Failed to alloc', 'dma_ring_allocate', 'Not enough free memory on device', 'Malloc mpp buffer fail', '[torch_memory_saver.cpp]', 'CUDA OOMs: '],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -962,6 +978,11 @@ export const namedOom: Signature = {
     if (THEANO_CUDANDARRAY.test(text)) return finding("Theano's GPU backend could not allocate a CudaNdarray", 'cuda', false, {});
     if (GGML_NO_BUFFER.test(text)) return finding("ggml could not allocate its context's buffer (malloc returned NULL)", 'cpu', true, {});
     if (GGML_BUFFER_ASSERT.test(text)) return finding('ggml could not allocate a backend buffer and asserted', platformNear(line), true, {});
+    const mpp = ROCKCHIP_MPP.exec(text);
+    if (mpp) return finding('Rockchip\'s media buffer allocator could not allocate a buffer', 'cpu', false, { requestedBytes: Number(mpp[1]) });
+    const saver = MEMORY_SAVER_OOM.exec(text);
+    if (saver) return finding('torch_memory_saver: the driver could not allocate device memory (status 2) and the check exited', saver[1] === 'hipError_t' ? 'rocm' : 'cuda', true, {});
+    if (SUMMARY_OOMS.test(text)) return { ...finding('PyTorch\'s memory summary counts an out-of-memory error in this process (CUDA OOMs)', devicePlatformNear(line), false, {}), fallback: 'noted-oom' };
     const notEnoughFree = NOT_ENOUGH_FREE_ON_DEVICE.exec(text);
     if (notEnoughFree) {
       return { ...finding('Not enough free device memory for the operation\'s workspace', devicePlatformNear(line), false, { requestedBytes: Number(notEnoughFree[2]), freeBytes: Number(notEnoughFree[3]) }), device: Number(notEnoughFree[1]) };
