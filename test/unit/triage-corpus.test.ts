@@ -334,7 +334,9 @@ const FLOORS = {
   blind62: { kind: 146 / 150, exact: 99 / 108 },
   // First run kind 135/150, exact 156/172; after its classes were filled (triage-blind63.test.ts): kind 143/150, exact 158/172.
   blind63: { kind: 143 / 150, exact: 158 / 172 },
-  blind64: { kind: 142 / 150, exact: 128 / 143 },
+  // First run kind 137/150 (142/150 after five labels moved to the corpus's conventions), exact 128/143; after its classes
+  // were filled (triage-blind64.test.ts): kind 147/150, exact 129/143.
+  blind64: { kind: 147 / 150, exact: 129 / 143 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

@@ -153,7 +153,7 @@ const badAllocAbort: Signature = {
 const tensorflowCpu: Signature = {
   id: 'tensorflow-oom-cpu',
   platform: 'cpu',
-  needles: ['OOM when allocating tensor'],
+  needles: ['OM when allocating tensor'],
   match(line) {
     const msg = parseTensorflowOom(line);
     if (msg?.deviceType !== 'CPU') return undefined;

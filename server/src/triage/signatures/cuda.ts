@@ -502,7 +502,7 @@ const tfMemoryGrowth: Fix = {
 const tensorflowGpu: Signature = {
   id: 'tensorflow-oom-cuda',
   platform: 'cuda',
-  needles: ['OOM when allocating tensor'],
+  needles: ['OM when allocating tensor'],
   match(line) {
     const msg = parseTensorflowOom(line);
     if (!msg || (msg.deviceType !== undefined && msg.deviceType !== 'GPU')) return undefined;

@@ -50,7 +50,7 @@ const torchDirectmlOom: Signature = {
 const tensorflowDirectml: Signature = {
   id: 'tensorflow-oom-directml',
   platform: 'cuda',
-  needles: ['OOM when allocating tensor'],
+  needles: ['OM when allocating tensor'],
   match(line) {
     const msg = parseTensorflowOom(line);
     if (msg?.deviceType !== 'DML') return undefined;

@@ -618,11 +618,11 @@ export function luaFrames(line: LineView, header = 1): SourceFrame[] {
  * in use) and XLA/TensorFlow's cudaMallocAsync allocator's histogram (GpuCudaMallocAsyncAllocator::
  * PrintAllocatorStatisticsNoLock logs "size, count" lines at ERROR after cuMemAllocFromPoolAsync
  * fails). The BFC dump's chunk map alone counts too, when an excerpt kept only part of it ("Bin (256): Total Chunks: …",
- * "InUse at 70c416200 of size 256 next 1440", "Free  at … of size …", "Summary of in-use Chunks by size"): DumpMemoryLog runs
+ * "InUse at 70c416200 of size 256 next 1440", TensorFlow 1.x's "Chunk at 0x705ba0000 of size 1280", "Free  at … of size …", "Summary of in-use Chunks by size"): DumpMemoryLog runs
  * only on a failure that dumps, never on the "not a failure" warning. A catchable-oom fallback: the OOM message, where the
  * log has it, is the verdict instead.
  */
-const BFC_CHUNK_MAP = /bfc_allocator\.cc:\d+\] (?:(?:InUse|Free) +at [0-9a-fx]+ (?:next -?\d+ )?of size \d+|Bin \(\d+\):\s+Total Chunks: \d+|Summary of in-use Chunks by size:|Sum Total of in-use chunks: )/;
+const BFC_CHUNK_MAP = /bfc_allocator\.cc:\d+\] (?:(?:InUse|Free|Chunk) +at [0-9a-fA-Fx]+ (?:next -?\d+ )?of size \d+|Bin \(\d+\):\s+Total Chunks: \d+|Summary of in-use Chunks by size:|Sum Total of in-use chunks: )/;
 export const allocatorDump: Signature = {
   id: 'allocator-failure-dump',
   platform: 'cuda',

@@ -21,7 +21,8 @@ export interface TensorflowOom {
   numbers: Numbers;
 }
 
-const OOM = /OOM when allocating tensor (?:with shape|of shape)\s*\[?([^\]]*)\]?/;
+// A paste may lose the message's first letter at the start of a line ("OM when allocating tensor with shape[…]").
+const OOM = /(?:OOM|^\s*OM) when allocating tensor (?:with shape|of shape)\s*\[?([^\]]*)\]?/;
 const DEVICE = /device:([A-Z]+):(\d+)/;
 /** The pre-1.4 device spelling, "/job:localhost/replica:0/task:0/gpu:0". */
 const OLD_DEVICE = /\/(gpu|cpu):(\d+)/;

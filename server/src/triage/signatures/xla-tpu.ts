@@ -155,7 +155,7 @@ const resourceExhausted: Signature = {
   platform: 'xla-tpu',
   needles: ['RESOURCE_EXHAUSTED', 'Resource exhausted: Out of memory', 'Ran out of memory in memory space', 'Failed to allocate request for', 'Attempting to allocate', 'at the bottom of memory', 'unlikely to have enough memory', 'of memory while trying to allocate'],
   match(line) {
-    if (line.content.includes('OOM when allocating tensor') || CLOUD_QUOTA.test(line.content)) return undefined;
+    if (line.content.includes('OM when allocating tensor') || CLOUD_QUOTA.test(line.content)) return undefined;
     // The continuation of a status cut inside its message: read it joined to the status line.
     const cut = STATUS.test(line.content) || !line.content.includes('of memory while trying to allocate') ? null : CUT_STATUS.exec(line.previous(1) ?? '');
     if (cut && 'Out of memory while trying to allocate'.startsWith((cut[1] ?? '').trim())) {

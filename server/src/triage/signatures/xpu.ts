@@ -102,7 +102,7 @@ const memGetInfoUnsupported: Signature = {
 const tensorflowXpu: Signature = {
   id: 'tensorflow-oom-xpu',
   platform: 'xpu',
-  needles: ['OOM when allocating tensor'],
+  needles: ['OM when allocating tensor'],
   match(line) {
     const msg = parseTensorflowOom(line);
     if (msg?.deviceType !== 'XPU') return undefined;
