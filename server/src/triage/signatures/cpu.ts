@@ -212,8 +212,8 @@ const DOCKER_EXEC_137 = /\bError executing in Docker Container: 137\b/;
 const HOROVOD_EXIT = /\bProcess (\d+) exit with status code -?\d+\b/;
 /** Google Colab's notice when the runtime's VM ran out of memory and was restarted (its dialog and console: "Your session crashed after using all available RAM."). */
 const COLAB_RAM = /\bYour session crashed after using all available RAM\b/;
-/** Kaggle's notice when a notebook's kernel ran out of memory and was restarted ("Your notebook tried to allocate more memory than is available. It has restarted."). */
-const KAGGLE_RAM = /\bYour notebook tried to allocate more memory than is available\b/;
+/** Kaggle's notice when a notebook's kernel ran out of memory and was restarted ("Your notebook tried to allocate more memory than is available. It has restarted."), on a line of its own (not quoted in prose). */
+const KAGGLE_RAM = /^\W*Your notebook tried to allocate more memory than is available\b/;
 /**
  * Dask's nanny restarting a worker over its memory limit (distributed/nanny.py: "Worker exceeded 95% memory budget. Restarting",
  * newer "Worker tcp://127.0.0.1:40001 (pid=123) exceeded 95% memory budget. Restarting..."): the nanny kills the worker process.

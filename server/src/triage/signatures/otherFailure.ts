@@ -1212,6 +1212,9 @@ export const tailStuckInCollective: Signature = {
   },
 };
 
+/** How far above a traceback cut at the end a kill may be to be its cause (the client's frames are a dozen lines or so). */
+const KILL_ABOVE_CUT_TRACEBACK_LINES = 8;
+
 export function chooseFailure<T extends { finding: Finding; line: number }>(found: readonly T[]): T | undefined {
   if (found.length === 0) return undefined;
   const tier = (f: Finding): number => Number(f.facts?.tier ?? 1);
@@ -1228,17 +1231,17 @@ export function chooseFailure<T extends { finding: Finding; line: number }>(foun
     const worker = found.find((f) => f.finding.facts?.hostProcess !== undefined && chosen!.line - f.line >= 1 && chosen!.line - f.line <= 3);
     if (worker) chosen = worker;
   }
-  // A traceback cut off after a kill reported above it (Dask's nanny restarting a worker, then the client's gather failing):
-  // the cut traceback says no cause of its own, and the kill is one.
-  if (chosen.finding.facts?.cutTraceback !== undefined) {
-    const kill = found.find((f) => f.finding.role === 'host-kill' && f.line < chosen!.line);
-    if (kill) chosen = kill;
-  }
   // A traceback cut off right under an error its rank logged (c10d's store warning, then the exception that raised it) is
   // that error's traceback: the error is the failure, as it says.
   if (chosen.finding.facts?.cutTraceback !== undefined) {
     const logged = found.find((f) => tier(f.finding) === 2 && f.finding.facts?.cutTraceback === undefined && chosen!.line - f.line >= 1 && chosen!.line - f.line <= 2 && f.finding.rank === chosen!.finding.rank);
     if (logged) chosen = logged;
+  }
+  // A traceback cut off a few lines under a kill reported above it (Dask's nanny restarting a worker, then the client's gather
+  // failing): the cut traceback says no cause of its own, and the kill is one. A kill further up is another episode's.
+  if (chosen.finding.facts?.cutTraceback !== undefined) {
+    const kill = found.find((f) => f.finding.role === 'host-kill' && chosen!.line - f.line >= 1 && chosen!.line - f.line <= KILL_ABOVE_CUT_TRACEBACK_LINES);
+    if (kill) chosen = kill;
   }
   // A rank the others name as the faulty one (monitoredBarrier's report): its own error is the failure, not theirs after it.
   const faulty = found.find((f) => f.finding.facts?.faultyRank !== undefined)?.finding.facts?.faultyRank;

@@ -25,7 +25,7 @@ import type { Finding, LineView, Signature } from './types';
 /** "failed to allocate memory", "Failed to allocate device memory", "Failed to allocate 16.00 GB GPU memory" (the size may come first). */
 // ND4J's CUDA backend names the device in brackets: "Failed to allocate 289657824 bytes from DEVICE [0] memory"; PhysX's GPU
 // allocator says "PxgCudaDeviceMemoryAllocator fail to allocate memory 2147483648 bytes!! Result = 2".
-const FAILED_TO_ALLOCATE = String.raw`fail(?:ed)? to allocate (?:[\d.]+ ?(?:[KMGT]i?B|bytes) )?(?:\w+ ){0,2}(?:\[\d+\] )?memory`;
+const FAILED_TO_ALLOCATE = String.raw`failed to allocate (?:[\d.]+ ?(?:[KMGT]i?B|bytes) )?(?:\w+ ){0,2}(?:\[\d+\] )?memory|\bfail to allocate memory \d+ bytes`;
 /**
  * PyTorch's caching allocator warning that a map for expandable segments failed ("[W… CUDACachingAllocator.cpp:N]
  * expandable_segments: memory mapping failed with OOM on device 0 while trying to map 20971520 bytes (free: F, total: T)",
@@ -50,7 +50,7 @@ const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?
 const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
 const GGML_PINNED = /\b(?:ggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory|failed to allocate pinned (?:system |host )?memory): (.+)$/;
 const SGLANG_POOL = /\b(?:(?:Decode|Prefill) out of memory\. Try to lower your batch size|alloc_req_slots runs out of memory)\b/;
-const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|(?:^|\] )\[W\] |\bSkipping tactic\b|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without|reasons? for|possible causes?)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
+const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|(?:^|\] )\[W\] |\bSkipping tactic\b|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without|reasons for)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
 /**
  * A glog FATAL or CHECK, a program's own termination notice, torch_memory_saver's check (csrc's CURESULT_CHECK and its
  * cudaError twin print "[torch_memory_saver.cpp] … error …" and exit(1); from memory of that source).
@@ -84,7 +84,7 @@ const MUJOCO_ARENA = /^\s*max = (\d+), available = (\d+), requested = (\d+)/;
 /** A program naming what it failed to allocate and its size ("ds4: CUDA model range alloc failed for token_embd (1010.00 MiB): out of memory", "… (1792.00 MiB chunk)"). */
 const ALLOC_FAILED_FOR = new RegExp(String.raw`\balloc(?:ation)? failed for [\w:.\/-]+ \(${SIZE}(?: chunk)?\)`);
 const EIGEN_ALLOCATOR = /\bEigenAllocator for GPU ran out of memory when allocating (\d+)\./;
-const REQUEST = new RegExp(String.raw`(?:allocat\w*|request\w*|reallocate)(?: of| memory)? ${SIZE}`, 'i');
+const REQUEST = new RegExp(String.raw`(?:(?:allocat\w*|request\w*|reallocate)(?: of)?|\ballocate memory) ${SIZE}`, 'i');
 /** Theano's driver report: "Driver report 21364736 bytes free and 11715084288 bytes total". */
 const DRIVER_REPORT = new RegExp(String.raw`${SIZE} free and ${SIZE} total`);
 /** The free memory a failed request is compared with: "Failed to allocate 16.00 GB GPU memory (0.00 GB available)". */
@@ -304,10 +304,12 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
   // VRAM too small in a debug record is a loader weighing its options (Ollama's 'level=DEBUG … msg="insufficient VRAM to load any
   // model layers"', then it runs on the CPU), not a failure.
-  if (/VRAM/i.test(m[0]) && /\blevel=(?:DEBUG|INFO)\b|\bDEBUG\b/.test(text)) return undefined;
+  // Nor a status line that goes on (llama.cpp's "not enough VRAM for all 33 layers: offloading 21", a UI "enabling --lowvram"), advice
+  // ("Out of VRAM errors are fixed by --medvram"), or a line with no failure in it.
+  if (/VRAM/i.test(m[0]) && (/\blevel=(?:DEBUG|INFO)\b|\bDEBUG\b/.test(text) || WENT_ON_INSTEAD.test(text) || /\b(?:using|enabling|switching|offloading|fix(?:ed|es)?|avoid|try)\b|--\w*vram/i.test(text) || !FAILURE_WORDS.test(text))) return undefined;
   // std::bad_alloc as the error a call reported ("…: std::bad_alloc", TensorRT's "Unexpected exception std::bad_alloc"), not named in a note or a test's expected refusal
   // ("allocation … refused as expected: std::bad_alloc", "std::length_error is not std::bad_alloc").
-  if (/std::bad_alloc/.test(m[0]) && (!/(?::|\bexception)\s*std::bad_alloc/.test(text) || /\bexpected\b|\bNote:/i.test(text))) return undefined;
+  if (/std::bad_alloc/.test(m[0]) && (!/(?::|\bUnexpected exception)\s*std::bad_alloc/.test(text) || /\bexpected\b|\bNote:|\bcaught\b|\bthrows?\b/i.test(text))) return undefined;
   // A device node the driver would not open ("Unable to open /dev/kfd read-write: Cannot allocate memory", rocminfo; ENOMEM
   // from the driver's open): the driver or the GPU is not set up, not memory running out.
   if (/\bopen \/dev\/\S+/.test(text) && /Cannot allocate memory/.test(m[0])) return undefined;
@@ -427,8 +429,6 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   let platform = /\bptxas\b/.test(text) ? 'cpu' : platformNear(line);
   // Memory the words say is the GPU's ("Out of GPU memory", "not enough GPU memory") is not the host's, whatever card it is.
   if (platform === 'cpu' && (/GPU memory|VRAM/i.test(m[0]) || /\w*Cuda\w*(?:Allocator|Memory)\b/.test(text))) platform = 'cuda';
-  // std::bad_alloc is operator new failing: host memory, whatever device the run uses (RMM's device bad_alloc is cuda.ts's).
-  if (/std::bad_alloc/.test(m[0])) platform = 'cpu';
   // Cambricon's MLU runtime ("[cnrtError] [50200] [Card: 0] cnrtMalloc: Malloc MLU device memory failed.", CNRT), the NPU
   // class of accelerator among Headroom's platforms.
   const mlu = /\bcnrt\w*|\bMLU\b/.test(text);
