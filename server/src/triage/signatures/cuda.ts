@@ -305,13 +305,15 @@ const ggmlBuffer: Signature = {
     const requested = buffer ? Number(buffer[3]) : toBytes(alloc![1]!, alloc![2]!);
     const device = Number(alloc ? alloc[3] : buffer![2]);
     const backend = buffer?.[1] ?? 'CUDA';
+    // A caller that asserts the buffer ("ggml-backend.cpp:179: GGML_ASSERT(buffer) failed", stderr may print it first) aborts.
+    const asserted = [-3, -2, -1, 1, 2, 3].some((k) => /\bGGML_ASSERT\(buffer\) failed\b/.test((k < 0 ? line.previous(-k) : line.next(k)) ?? ''));
     return {
       signature: 'ggml-buffer-alloc',
       role: 'failure',
-      kind: 'catchable-oom',
+      kind: asserted ? 'runtime-abort' : 'catchable-oom',
       platform: backend === 'ROCm' ? 'rocm' : backend === 'SYCL' ? 'xpu' : 'cuda',
-      catchable: true,
-      summary: `llama.cpp/ggml could not allocate a ${backend}${device} buffer` + (requested !== undefined ? ` of ${formatBytes(requested)}` : ''),
+      catchable: !asserted,
+      summary: `${asserted ? 'Process aborted: ' : ''}llama.cpp/ggml could not allocate a ${backend}${device} buffer` + (requested !== undefined ? ` of ${formatBytes(requested)}` : ''),
       explanation:
         'ggml allocates the weights, the KV cache and the compute buffers as a few large device buffers; this one did not fit in what the device had left. ' +
         'The failure goes back to the caller, which reports it (a model or context it cannot create) or retries with less.',

@@ -40,7 +40,7 @@ const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory 
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check), and an
  * error that ends in std::bad_alloc (operator new failing, reported back: onnxruntime's "Load model from … failed:std::bad_alloc",
  * torchelastic's error file's "message": "MemoryError: std::bad_alloc"). */
-const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|could not|unable to) allocate (?:\w+ ){0,2}memory|^\s*Failed to allocate again\.?\s*$|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b|std::bad_alloc(?=["',]*\s*$)|[iu]nsufficient VRAM|not enough VRAM|out of VRAM`, 'i');
+const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|could not|unable to) allocate (?:\w+ ){0,2}memory|^\s*Failed to allocate again\.?\s*$|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b|std::bad_alloc(?=["',]*\s*$)|\bmemory isn't enough\b|[iu]nsufficient VRAM|not enough VRAM|out of VRAM`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -270,7 +270,7 @@ export function ttMetalOom(line: LineView): { match: RegExpExecArray; text: stri
 export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
-  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'std::bad_alloc', 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'device memory', 'emory is overflow',
+  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'std::bad_alloc', "emory isn't enough", 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'device memory', 'emory is overflow',
     'ut of GPU memory', 'enough GPU memory', 'enough system memory', 'enough host memory', 'nsufficient GPU memory', 'ould not allocate', 'emory allocation of size', 'storage allocation failure'],
   match: (line) => readOtherOom(line, false),
 };
@@ -750,6 +750,8 @@ function bfcShortWarning(line: LineView, kind: string, device: number): Finding 
 }
 const GMP = /GNU MP: Cannot allocate memory \(size=(\d+)\)/;
 const MLX = /\[(?:malloc_or_wait|metal::malloc)\] Unable to allocate (\d+) bytes/;
+/** MLX's allocator over Metal's limit on the number of live buffers ("[metal::malloc] Resource limit (499000) exceeded."): a refused allocation with no size. */
+const MLX_RESOURCE_LIMIT = /\[metal::malloc\] Resource limit \(\d+\) exceeded/;
 const NPP = /\bNPP_MEMORY_ALLOCATION_ERR\b|\bDevice allocation error\b/;
 const BFC = /Allocator \((GPU|gpu|XPU|xpu)_(\d+)_bfc\) ran out of memory trying to allocate (?:[\d.]+\s?\w+ \(rounded to (\d+)\)|([\d.]+)\s?(B|KiB|MiB|GiB|TiB)\.\s+Current allocation summary follows)/;
 /**
@@ -888,7 +890,7 @@ export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ', 'memory for the cache blocks', 'no GPU memory for the KV cache', 'available KV cache memory', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', 'allocation failed.', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'dmem_alloc] Failed to alloc', 'dma_ring_allocate', 'Not enough free memory on device', 'Malloc mpp buffer fail', '[torch_memory_saver.cpp]', 'CUDA OOMs: '],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', 'allocation failed.', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'dmem_alloc] Failed to alloc', 'dma_ring_allocate', 'Not enough free memory on device', 'Malloc mpp buffer fail', '[torch_memory_saver.cpp]', 'CUDA OOMs: ', '[metal::malloc] Resource limit'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
@@ -991,6 +993,7 @@ export const namedOom: Signature = {
     if (gmp) return finding('GNU MP could not allocate memory for a number and aborted', 'cpu', true, { requestedBytes: Number(gmp[1]) });
     const mlx = MLX.exec(text);
     if (mlx) return finding('MLX could not allocate Metal memory', 'mps', /terminating due to uncaught exception|terminate called/.test(text), { requestedBytes: Number(mlx[1]) });
+    if (MLX_RESOURCE_LIMIT.test(text)) return finding("MLX could not allocate a Metal buffer: Metal's limit on live buffers was reached", 'mps', /terminating due to uncaught exception|terminate called/.test(text), {});
     if (NPP.test(text)) {
       if (!/NPP_MEMORY_ALLOCATION_ERR/.test(text) && !/\bNPP\b|NPPException/.test(joinNext(line, 3) + (line.previous(1) ?? '') + (line.previous(2) ?? ''))) return undefined;
       return finding('NPP could not allocate device memory (NPP_MEMORY_ALLOCATION_ERR)', 'cuda', false, {});

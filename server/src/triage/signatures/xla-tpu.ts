@@ -58,6 +58,7 @@ const REQUEST = new RegExp(String.raw`Failed to allocate request for (?:${SIZE})
  * TensorFlow-style device names end in "device:TPU:0".
  */
 const DEVICE = /\bdevice[=:](?:TPU|GPU):(\d+)/;
+const ALLOCATION_EXCEEDS_MEMORY = /\bAllocation \(size=(\d+)\) would exceed memory \(size=(\d+)\)/;
 /** XLA statuses that wrap others list them below: "2 root error(s) found." then "(0) RESOURCE_EXHAUSTED: ...". */
 const ROOT_ERRORS = /^\s*\d+ root error\(s\) found/;
 /** "Used X of Y" is left out when the space should never overflow ("It should not be possible to run out of vmem"). */
@@ -232,6 +233,8 @@ const resourceExhausted: Signature = {
       // 4374528 bytes allocatable, 14942208 bytes available"; trax#431, jax#14304): the request, and the HBM's free bytes in
       // all (available), of which the largest block is the allocatable part.
       const perMemory = HBM_COULD_NOT_ALLOCATE.exec(c);
+      // A buffer larger than the memory itself ("RESOURCE_EXHAUSTED: Allocation (size=107374182400) would exceed memory (size=17179869184)").
+      const exceeds = ALLOCATION_EXCEEDS_MEMORY.exec(c);
       const scratch = SCRATCH_LIMIT.exec(c);
       if (scratch) {
         numbers.requestedBytes = Number(scratch[1]);
@@ -243,6 +246,11 @@ const resourceExhausted: Signature = {
         numbers.freeBytes = Number(perMemory[3]);
         summary = `XLA out of device memory: ${formatBytes(Number(perMemory[1]))} requested, ${formatBytes(Number(perMemory[3]))} free (${formatBytes(Number(perMemory[2]))} in one block)`;
         explanation = 'The runtime could not allocate a device buffer in HBM: the live arrays already on the device leave too little free, and the largest free block is smaller still.';
+      } else if (exceeds) {
+        numbers.requestedBytes = Number(exceeds[1]);
+        numbers.deviceTotalBytes = Number(exceeds[2]);
+        summary = `XLA out of device memory: an allocation of ${formatBytes(Number(exceeds[1]))} exceeds the device's ${formatBytes(Number(exceeds[2]))}`;
+        explanation = 'The TPU runtime refused a buffer larger than the whole memory it has: no amount of freeing fits it; the array must be smaller or sharded.';
       } else {
         summary = 'XLA out of memory (RESOURCE_EXHAUSTED)';
         explanation = 'An XLA runtime reported RESOURCE_EXHAUSTED for memory.';
