@@ -347,7 +347,8 @@ const FLOORS = {
   blind64: { kind: 147 / 150, exact: 129 / 143 },
   // First run kind 141/149, exact 100/115; after its classes were filled (triage-blind65.test.ts): kind 147/149, exact 102/115.
   blind65: { kind: 147 / 149, exact: 102 / 115 },
-  blind66: { kind: 122 / 125, exact: 84 / 96 },
+  // First run kind 122/125, exact 84/96; after its class was filled (triage-blind66.test.ts): kind 124/125, exact 84/96.
+  blind66: { kind: 124 / 125, exact: 84 / 96 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

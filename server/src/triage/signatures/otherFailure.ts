@@ -706,6 +706,15 @@ export const otherFailure: Signature = {
           explanation: `The program received ${ex[1]}: Windows had no commit left (RAM plus the paging file) for what it asked, often the CUDA libraries torch maps into every worker process. It could have caught it.`,
         });
       }
+      // TensorFlow's copy into a destination tensor it could not allocate (a host-to-device or device-to-device copy when the
+      // GPU is full: "InternalError: Dst tensor is not initialized."), raised where the copy was requested.
+      if (ex[3] !== undefined && /^Dst tensor is not initialized\b/.test(ex[3].trim())) {
+        return raisedOom(line, text, [shrinkPeak(), { id: 'tf-memory-growth', title: 'Let TensorFlow allocate GPU memory as it needs it (tf.config.experimental.set_memory_growth) and lower the batch', rationale: 'The copy\'s destination could not be allocated on the device: the memory TensorFlow holds is full.' }], {
+          platform: devicePlatformNear(line),
+          summary: 'Out of memory: TensorFlow could not allocate the destination of a copy ("Dst tensor is not initialized")',
+          explanation: `The program received ${ex[1]}: TensorFlow could not allocate the tensor a copy writes into, which happens when the device's memory is full; it could have caught it.`,
+        });
+      }
       // Windows' E_OUTOFMEMORY HRESULT (0x8007000E, -2147024882 as a signed int) in the message of an exception, as torch-directml
       // raises it ("RuntimeError: Unknown error -2147024882" under "DML allocator out of memory!") and Windows ML and ONNX
       // Runtime's DirectML provider return it.
