@@ -37,3 +37,16 @@ describe("a failure's place from its lines", () => {
     expect(v?.device).toBeUndefined();
   });
 });
+
+describe('devices named around the failure', () => {
+  it("takes the device from XLA's 'device ordinal N', ggml's 'current device: N' under its error, and DataParallel's replica line", () => {
+    expect(root(['F tensorflow/stream_executor/lib/statusor.cc:34] Attempting to fetch value instead of handling error Internal: failed initializing StreamExecutor for CUDA device ordinal 2: Internal: failed call to cuDevicePrimaryCtxRetain: CUDA_ERROR_ECC_UNCORRECTABLE'])?.device).toBe(2);
+    expect(root(['1.02.003.004 E CUDA error: no kernel image is available for execution on the device', '1.02.003.005 E   current device: 1, in function ggml_cuda_compute_forward at /src/ggml-cuda.cu:2313'])?.device).toBe(1);
+    // The replica's own traceback cut off by a paste, under DataParallel's line.
+    expect(root(['StopIteration: Caught StopIteration in replica 1 on device 1.', 'Original Traceback (most recent call last):', '  File "/usr/lib/python3/site-packages/torch/nn/parallel/parallel_apply.py", line 64, in _worker', '    output = module(*input, **kwargs)'])?.device).toBe(1);
+  });
+
+  it('names no device when a line lists several ordinals', () => {
+    expect(root(['XlaRuntimeError: INTERNAL: device ordinal 0 and device ordinal 1 disagree on the program: CUDA_ERROR_INVALID_VALUE'])?.device).toBeUndefined();
+  });
+});

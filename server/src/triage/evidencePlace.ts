@@ -10,6 +10,8 @@
  * - the launchers' reports of one rank's end: Open MPI's `process rank 3 with PID 4242 on node n1 exited on signal …` (the
  *   MPI_COMM_WORLD rank), PaddlePaddle's `Container rank 3 status failed` (the trainer's rank) and
  *   torch.multiprocessing.spawn's `ProcessExitedException: process 3 terminated with signal SIGSEGV` (the spawn index);
+ * - XLA's and TensorFlow's "device ordinal N" when a line names one; ggml's "current device: N" right under its CUDA error; and
+ *   torch.nn.DataParallel's "Caught X in replica N on device D." right above the traceback it re-raises;
  * - torch.multiprocessing.spawn's header over a child's traceback (`-- Process 2 terminated with the following error:`):
  *   the process index, which spawn passes to the child as its rank.
  */
@@ -24,6 +26,9 @@ export interface Place {
 const NCCL_PREFIX = /^(?:\[[^\]]*\]\s*)?[\w.-]+:\d+:\d+ \[(\d+)\] .*\bNCCL (?:WARN|INFO)\b/;
 const ASCEND_SUFFIX = /\(PID:\d+, Device:(\d+), RankID:(-?\d+)\)/;
 const TF_GPU = /\/device:GPU:(\d+)\b/g;
+const DEVICE_ORDINAL = /\bdevice ordinal (\d+)\b/g;
+const GGML_CURRENT_DEVICE = /^\s*(?:\S+\s+)*?current device: (\d+)\b/;
+const REPLICA_DEVICE = /\bCaught \w+ in replica \d+ on device (\d+)\./;
 const LAUNCHER_RANK = /\bprocess rank (\d+) with PID \S+ on node\b|\bContainer rank (\d+) status failed\b|\bProcessExitedException: process (\d+) terminated with signal\b/;
 /** How far below torch_npu's message its suffix may be (on the message's own last lines). */
 const SUFFIX_BELOW_LINES = 2;
@@ -47,7 +52,28 @@ function placeOfLine(text: string): Place | undefined {
   // A placement error names the device asked for, which may not exist.
   if (/Could not satisfy explicit device specification/.test(text)) return undefined;
   const gpus = new Set([...text.matchAll(TF_GPU)].map((m) => Number(m[1])));
-  return gpus.size === 1 ? { device: [...gpus][0]! } : undefined;
+  if (gpus.size === 1) return { device: [...gpus][0]! };
+  const ordinals = new Set([...text.matchAll(DEVICE_ORDINAL)].map((m) => Number(m[1])));
+  return ordinals.size === 1 ? { device: [...ordinals][0]! } : undefined;
+}
+
+/** ggml's CUDA error report names the device on its next line (or the one after): "current device: 0, in function …". */
+function ggmlDeviceBelow(line: LineView): Place | undefined {
+  for (let k = 1; k <= 2; k++) {
+    if (line.nextRank(k) !== line.rank) return undefined;
+    const m = GGML_CURRENT_DEVICE.exec(line.next(k) ?? '');
+    if (m) return { device: Number(m[1]) };
+  }
+  return undefined;
+}
+
+/** DataParallel's wrapper over the replica's traceback ("Caught RuntimeError in replica 0 on device 0.", then "Original Traceback …"). */
+function replicaDeviceAbove(line: LineView): Place | undefined {
+  for (let k = 1; k <= 3; k++) {
+    const m = REPLICA_DEVICE.exec(line.previous(k) ?? '');
+    if (m) return { device: Number(m[1]) };
+  }
+  return undefined;
 }
 
 /**
@@ -90,8 +116,8 @@ function ascendSuffixAround(line: LineView): Place | undefined {
 export function placeAround(line: LineView, extraLines: readonly number[], readDevice?: number): Place {
   const places = [line.content, ...extraLines.map((k) => line.next(k) ?? '')].map(placeOfLine).filter((p) => p !== undefined);
   if (places.length === 0) {
-    const suffix = ascendSuffixAround(line);
-    if (suffix) places.push(suffix);
+    const around = ascendSuffixAround(line) ?? ggmlDeviceBelow(line) ?? replicaDeviceAbove(line);
+    if (around) places.push(around);
   }
   if (readDevice !== undefined && places.some((p) => p.device !== undefined && p.device !== readDevice)) return {};
   const one = (values: (number | undefined)[]): number | undefined => {
