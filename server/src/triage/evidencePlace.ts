@@ -15,7 +15,7 @@
  * - torch.multiprocessing.spawn's header over a child's traceback (`-- Process 2 terminated with the following error:`):
  *   the process index, which spawn passes to the child as its rank.
  */
-import { spawnRankAbove } from './ranks';
+import { ascendSuffixDevice, ascendSuffixRank, spawnRankAbove } from './ranks';
 import type { LineView } from './signatures/types';
 
 export interface Place {
@@ -24,11 +24,11 @@ export interface Place {
 }
 
 const NCCL_PREFIX = /^(?:\[[^\]]*\]\s*)?[\w.-]+:\d+:\d+ \[(\d+)\] .*\bNCCL (?:WARN|INFO)\b/;
-const ASCEND_SUFFIX = /\(PID:\d+, Device:(\d+), RankID:(-?\d+)\)/;
 const TF_GPU = /\/device:GPU:(\d+)\b/g;
 const DEVICE_ORDINAL = /\bdevice ordinal (\d+)\b/g;
 const GGML_CURRENT_DEVICE = /^\s*(?:\S+\s+)*?current device: (\d+)\b/;
-const REPLICA_DEVICE = /\bCaught \w+ in replica \d+ on device (\d+)\./;
+/** torch.nn.DataParallel's re-raise of a replica's exception (parallel_apply.py's ExceptionWrapper): "Caught X in replica N on device D." */
+export const REPLICA_DEVICE = /\bCaught \w+ in replica \d+ on device (\d+)\./;
 const LAUNCHER_RANK = /\bprocess rank (\d+) with PID \S+ on node\b|\bContainer rank (\d+) status failed\b|\bProcessExitedException: process (\d+) terminated with signal\b/;
 /** How far below torch_npu's message its suffix may be (on the message's own last lines). */
 const SUFFIX_BELOW_LINES = 2;
@@ -36,10 +36,10 @@ const SUFFIX_BELOW_LINES = 2;
 const SUFFIX_ABOVE_LINES = 4;
 
 function ascendPlace(text: string): Place | undefined {
-  const m = ASCEND_SUFFIX.exec(text);
-  if (!m) return undefined;
-  const rank = Number(m[2]);
-  return { device: Number(m[1]), ...(rank >= 0 && { rank }) };
+  const device = ascendSuffixDevice(text);
+  if (device === undefined) return undefined;
+  const rank = ascendSuffixRank(text);
+  return { device, ...(rank !== undefined && { rank }) };
 }
 
 function placeOfLine(text: string): Place | undefined {

@@ -63,10 +63,16 @@ export function inlineRank(content: string): number | undefined {
  * `[ERROR] 2025-06-25-10:45:23 (PID:13075, Device:0, RankID:8) ERR00100 PTA call acl api failed`.
  * RankID is the global rank (-1 outside a distributed job, which gives none); Device is local.
  */
-const ASCEND_SUFFIX = /\(PID:\d+, Device:\d+, RankID:(\d+)\)/;
+const ASCEND_SUFFIX = /\(PID:\d+, Device:(\d+), RankID:(-?\d+)\)/;
 
-/** The global rank in torch_npu's error-code suffix, when the text has one. */
+/** The global rank in torch_npu's error-code suffix, when the text has one (none for -1). */
 export function ascendSuffixRank(content: string): number | undefined {
+  const match = ASCEND_SUFFIX.exec(content);
+  return match && Number(match[2]) >= 0 ? Number(match[2]) : undefined;
+}
+
+/** The local device in torch_npu's error-code suffix, when the text has one. */
+export function ascendSuffixDevice(content: string): number | undefined {
   const match = ASCEND_SUFFIX.exec(content);
   return match ? Number(match[1]) : undefined;
 }

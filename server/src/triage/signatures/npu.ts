@@ -6,7 +6,7 @@
  */
 import { formatBytes } from '../../format';
 import { agreeOnFailure, findTheRootRank, processWideLock, shrinkPeak } from '../fixes';
-import { ascendSuffixRank, inlineRank } from '../ranks';
+import { ascendSuffixDevice, ascendSuffixRank, inlineRank } from '../ranks';
 import { allocatorFinding, allocatorMessageText, parseAllocatorMessage, type AllocatorPlatform } from './allocatorMessage';
 import { withoutCiTimestamp } from '../frames';
 import type { Finding, LineView, Signature } from './types';
@@ -64,8 +64,8 @@ function isExceptionLine(text: string): boolean {
  */
 function ascendDevice(line: LineView): number | undefined {
   for (let k = 0; k <= 2; k++) {
-    const m = /\(PID:\d+, Device:(\d+), RankID:-?\d+\)/.exec(k === 0 ? line.content : (line.next(k) ?? ''));
-    if (m) return Number(m[1]);
+    const device = ascendSuffixDevice(k === 0 ? line.content : (line.next(k) ?? ''));
+    if (device !== undefined) return device;
   }
   for (let k = 1; k <= 12; k++) {
     const next = line.next(k);
@@ -130,8 +130,7 @@ const ascendRuntime: Signature = {
     let aboveRank: number | undefined;
     for (let k = 1; k <= 4; k++) {
       const prev = line.previous(k) ?? '';
-      const suffix = /\(PID:\d+, Device:(\d+), RankID:-?\d+\)/.exec(prev);
-      if (suffix && device === undefined) device = Number(suffix[1]);
+      device ??= ascendSuffixDevice(prev);
       if (aboveRank === undefined && /NPU function error|error code is/.test(prev)) aboveRank = line.previousRank(k);
       // The suffix's own RankID when no prefix names the rank.
       aboveRank ??= ascendSuffixRank(prev);

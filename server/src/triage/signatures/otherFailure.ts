@@ -23,7 +23,8 @@
 import type { Fix, Platform, SourceFrame } from '../../protocol';
 import { CUT_FRAME_HEAD, framesOf, ipythonFrames, isTracebackBody } from '../frames';
 import { SIZE, toBytes } from '../sizes';
-import { spawnRank, spawnRankAbove } from '../ranks';
+import { ascendSuffixDevice, spawnRank, spawnRankAbove } from '../ranks';
+import { REPLICA_DEVICE } from '../evidencePlace';
 import { agreeOnFailure, debugAsync, findTheRootRank, hostMemory, shrinkPeak } from '../fixes';
 import { caffe2Device, ORT_DEVICE, trailingDevice } from './lineContext';
 import { CANN_CODE, CUDA_GDB_EXCEPTION, nativeFailure, quote } from './nativeFailure';
@@ -413,10 +414,7 @@ export function notOomFinding(line: LineView, tier: Tier, name: string, catchabl
   if (pinned && platform === 'cpu') platform = 'cuda';
   // torch_npu's suffix "(PID:…, Device:N, RankID:…)" on the line or the two after it names the local device.
   let device: number | undefined;
-  for (let k = 0; k <= 2 && platform === 'npu' && device === undefined; k++) {
-    const m = /\(PID:\d+, Device:(\d+), RankID:-?\d+\)/.exec(k === 0 ? line.content : (line.next(k) ?? ''));
-    if (m) device = Number(m[1]);
-  }
+  for (let k = 0; k <= 2 && platform === 'npu' && device === undefined; k++) device = ascendSuffixDevice(k === 0 ? line.content : (line.next(k) ?? ''));
   // Else the Ascend device's exception dump above it: "DEVICE[0] PID[358]:", then "EXCEPTION STREAM:".
   for (let k = 1; k <= 30 && platform === 'npu' && device === undefined; k++) {
     const m = /^\s*DEVICE\[(\d+)\] PID\[\d+\]:/.exec(line.previous(k) ?? '');
@@ -782,7 +780,7 @@ export const otherFailure: Signature = {
       }
       // torch.nn.DataParallel re-raises a replica's exception as "Caught X in replica N on device D."
       // (parallel_apply.py's ExceptionWrapper); DataParallel replicates onto CUDA devices.
-      const replica = /\bCaught \w+ in replica \d+ on device (\d+)\./.exec(text);
+      const replica = REPLICA_DEVICE.exec(text);
       if (replica) {
         f.device = Number(replica[1]);
         if (f.platform === 'cpu') f.platform = 'cuda';
