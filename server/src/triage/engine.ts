@@ -560,6 +560,9 @@ export class TriageEngine {
  * right after a frame is its code line even without its indentation, which pasting into an issue
  * often strips.
  */
+/** An exception whose message is a native stack printed as a traceback (MXNet's and TVM's FFI errors). */
+const FFI_TRACEBACK_HEADER = /^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)?: ?Traceback \(most recent call last\):?\s*$/;
+
 function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: number, last: number, rank: number | undefined, upward: boolean): string[] {
   const body: string[] = [];
   const sameRank = (line: RankedLine): boolean => line.rank === undefined || rank === undefined || line.rank === rank;
@@ -576,6 +579,9 @@ function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: num
     if (!sameRank(line)) continue;
     const content = withoutCiTimestamp(line.content);
     if (isTracebackHeader(content)) {
+      // An FFI's exception carries the native stack as its message ("mxnet.base.MXNetError: Traceback (most recent call
+      // last):", TVM's likewise): the Python traceback that raised it is printed right above, and holds the user's frames.
+      if (upward && FFI_TRACEBACK_HEADER.test(content)) continue;
       // Two processes printing the same traceback at once interleave their lines: a second header right after the first
       // frame line, with that same frame line under it, is the twin's, and the body goes on (its frames listed twice).
       const first = body.find((l) => parseFrameLine(l) !== undefined);

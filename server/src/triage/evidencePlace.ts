@@ -6,7 +6,8 @@
  * - torch_npu's error-code suffix, `(PID:13075, Device:1, RankID:8)`: the local device and the global rank (-1 outside a
  *   distributed job). torch_npu ends its error message with it and CANN's error block (`[Error]: …`, `EZ9999: Inner
  *   Error!`) follows, so the suffix just below torch_npu's message, or just above a line of CANN's block, is the failure's own;
- * - TensorFlow's device names, `/job:localhost/replica:0/task:0/device:GPU:0`, when the line names one GPU only;
+ * - TensorFlow's device names, `/job:localhost/replica:0/task:0/device:GPU:0` (TensorFlow 1.x's `…/task:0/gpu:0`, its
+ *   errors' "on GPU:0"), when the line names one GPU only;
  * - the launchers' reports of one rank's end: Open MPI's `process rank 3 with PID 4242 on node n1 exited on signal …` (the
  *   MPI_COMM_WORLD rank), PaddlePaddle's `Container rank 3 status failed` (the trainer's rank) and
  *   torch.multiprocessing.spawn's `ProcessExitedException: process 3 terminated with signal SIGSEGV` (the spawn index);
@@ -15,7 +16,7 @@
  * - torch.multiprocessing.spawn's header over a child's traceback (`-- Process 2 terminated with the following error:`):
  *   the process index, which spawn passes to the child as its rank.
  */
-import { ascendSuffixDevice, ascendSuffixRank, spawnRankAbove } from './ranks';
+import { ascendSuffixDevice, ascendSuffixRank, tracebackRankAbove } from './ranks';
 import type { LineView } from './signatures/types';
 
 export interface Place {
@@ -24,7 +25,7 @@ export interface Place {
 }
 
 const NCCL_PREFIX = /^(?:\[[^\]]*\]\s*)?[\w.-]+:\d+:\d+ \[(\d+)\] .*\bNCCL (?:WARN|INFO)\b/;
-const TF_GPU = /\/device:GPU:(\d+)\b/g;
+const TF_GPU = /(?:\/device:GPU|\/gpu|\bon GPU):(\d+)\b/g;
 const DEVICE_ORDINAL = /\bdevice ordinal (\d+)\b/g;
 const GGML_CURRENT_DEVICE = /^\s*(?:\S+\s+)*?current device: (\d+)\b/;
 /** torch.nn.DataParallel's re-raise of a replica's exception (parallel_apply.py's ExceptionWrapper): "Caught X in replica N on device D." */
@@ -125,6 +126,6 @@ export function placeAround(line: LineView, extraLines: readonly number[], readD
     return set.size === 1 ? [...set][0] : undefined;
   };
   const device = one(places.map((p) => p.device));
-  const rank = one(places.map((p) => p.rank)) ?? spawnRankAbove(line);
+  const rank = one(places.map((p) => p.rank)) ?? tracebackRankAbove(line);
   return { ...(device !== undefined && { device }), ...(rank !== undefined && { rank }) };
 }

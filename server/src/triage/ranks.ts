@@ -97,14 +97,19 @@ export function spawnRank(line: LineView, k: number): number | undefined {
 }
 
 /**
- * The rank of the spawned process whose traceback ends at this exception line (its header up to 300 lines above, every line
- * between them part of that traceback: a later run's failure under an earlier one's traceback is not that process's).
+ * The rank of the process whose traceback ends at this exception line (its header up to 300 lines above, every line between
+ * them part of that traceback: a later run's failure under an earlier one's traceback is not that process's): the spawn
+ * index over the header, or the rank the header's own line names when a logger tagged it and not the lines under it
+ * (`[RANK 0] 2026-06-18 23:04:10,812 [ERROR] Traceback (most recent call last):`, logging.exception's record, whose
+ * formatted traceback goes on untagged).
  */
-export function spawnRankAbove(line: LineView): number | undefined {
+export function tracebackRankAbove(line: LineView): number | undefined {
   for (let k = 1; k <= 300; k++) {
     const above = line.previous(k);
     if (above === undefined) return undefined;
     if (/^\s*Traceback \(most recent call last\):?\s*$/.test(above)) return spawnRank(line, k);
+    const header = /^(.*\S)\s+Traceback \(most recent call last\):?\s*$/.exec(above);
+    if (header) return line.previousRank(k) ?? inlineRank(header[1]!);
     if (above.trim() !== '' && !isTracebackBody(above)) return undefined;
   }
   return undefined;

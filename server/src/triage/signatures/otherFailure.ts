@@ -23,7 +23,7 @@
 import type { Fix, Platform, SourceFrame } from '../../protocol';
 import { CUT_FRAME_HEAD, framesOf, ipythonFrames, isTracebackBody } from '../frames';
 import { SIZE, toBytes } from '../sizes';
-import { ascendSuffixDevice, spawnRank, spawnRankAbove } from '../ranks';
+import { ascendSuffixDevice, spawnRank, tracebackRankAbove } from '../ranks';
 import { REPLICA_DEVICE } from '../evidencePlace';
 import { agreeOnFailure, debugAsync, findTheRootRank, hostMemory, shrinkPeak } from '../fixes';
 import { caffe2Device, ORT_DEVICE, trailingDevice } from './lineContext';
@@ -803,7 +803,7 @@ export const otherFailure: Signature = {
         if (callStack.length > 0) f.frames = [...callStack, ...line.frames()];
       }
       if (f.rank === undefined) {
-        const spawned = spawnRankAbove(line);
+        const spawned = tracebackRankAbove(line);
         if (spawned !== undefined) f.rank = spawned;
       }
       return f;
