@@ -72,7 +72,7 @@ const ANSI = /\x1b\[[0-9;?]*[ -\/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?/g;
  */
 export const ANCHORS: readonly string[] = [
   'emory', 'lloc', 'atchdog', '[A-Z]{2,}_[A-Z]', 'E(?:L0004|I000[26])', 'borting', 'Heartbeat', 'lagging ranks', "didn't",
-  'NCCL (?:[eE]rror|operations|WARN (?:N[Ee][Tt]|Cuda f)|failure)', 'HCCL (?:function )?error', 'ncclUnhandled', 'DistBackendError', 'terminate called', 'assert triggered', '[Aa]ssertion `',
+  'NCCL (?:[eE]rror|operations|WARN (?:N[Ee][Tt]|Cuda f|Duplicate GPU)|failure)', 'HCCL (?:function )?error', 'ncclUnhandled', 'DistBackendError', 'terminate called', 'assert triggered', '[Aa]ssertion `',
   'Killed', 'kill(?:ed|ing largest|_by_)', 'oom[-_]kill', 'OOM', 'Exited \\(137\\)', 'exitcode', 'SIGKILL', 'code(?::? 137| \\(137\\)|:? -9| = -9| is (?:50704[678]|107020))', 'synStatus', 'hipError', '(?:CUDA|HIP|SYCL) error',
   'ync(?:hronize)?(?: t|WithT)imeout', 'Invalid buffer size', 'Failed to get convolution', 'Received a dump signal',
 ];

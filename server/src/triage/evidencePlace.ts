@@ -11,7 +11,7 @@
  * - the launchers' reports of one rank's end: Open MPI's `process rank 3 with PID 4242 on node n1 exited on signal …` (the
  *   MPI_COMM_WORLD rank), PaddlePaddle's `Container rank 3 status failed` (the trainer's rank) and
  *   torch.multiprocessing.spawn's `ProcessExitedException: process 3 terminated with signal SIGSEGV` (the spawn index);
- * - XLA's and TensorFlow's "device ordinal N" when a line names one; ggml's "current device: N" right under its CUDA error; and
+ * - XLA's and TensorFlow's "device ordinal N" when a line names one; NVCaffe's checks' trailing ", device N"; ggml's "current device: N" right under its CUDA error; and
  *   torch.nn.DataParallel's "Caught X in replica N on device D." right above the traceback it re-raises;
  * - torch.multiprocessing.spawn's header over a child's traceback (`-- Process 2 terminated with the following error:`):
  *   the process index, which spawn passes to the child as its rank.
@@ -27,6 +27,8 @@ export interface Place {
 const NCCL_PREFIX = /^(?:\[[^\]]*\]\s*)?[\w.-]+:\d+:\d+ \[(\d+)\] .*\bNCCL (?:WARN|INFO)\b/;
 const TF_GPU = /(?:\/device:GPU|\/gpu|\bon GPU):(\d+)\b/g;
 const DEVICE_ORDINAL = /\bdevice ordinal (\d+)\b/g;
+/** NVCaffe's CUDA and cuDNN checks end with the current device ("Check failed: status == CUDNN_STATUS_SUCCESS (8 vs. 0)  CUDNN_STATUS_EXECUTION_FAILED, device 0"). */
+const CAFFE_CHECK_DEVICE = /\bCheck failed: .*, device (\d+)\s*$/;
 const GGML_CURRENT_DEVICE = /^\s*(?:\S+\s+)*?current device: (\d+)\b/;
 /** torch.nn.DataParallel's re-raise of a replica's exception (parallel_apply.py's ExceptionWrapper): "Caught X in replica N on device D." */
 export const REPLICA_DEVICE = /\bCaught \w+ in replica \d+ on device (\d+)\./;
@@ -55,7 +57,9 @@ function placeOfLine(text: string): Place | undefined {
   const gpus = new Set([...text.matchAll(TF_GPU)].map((m) => Number(m[1])));
   if (gpus.size === 1) return { device: [...gpus][0]! };
   const ordinals = new Set([...text.matchAll(DEVICE_ORDINAL)].map((m) => Number(m[1])));
-  return ordinals.size === 1 ? { device: [...ordinals][0]! } : undefined;
+  if (ordinals.size === 1) return { device: [...ordinals][0]! };
+  const caffe = CAFFE_CHECK_DEVICE.exec(text);
+  return caffe ? { device: Number(caffe[1]) } : undefined;
 }
 
 /** ggml's CUDA error report names the device on its next line (or the one after): "current device: 0, in function …". */

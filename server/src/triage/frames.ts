@@ -234,3 +234,36 @@ export function ipythonFrames(line: { next(k: number): string | undefined }): So
   }
   return framesOf(body);
 }
+
+const FAULTHANDLER_THREAD = new RegExp(String.raw`^(?:\d+: )?\s*(Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):\s*$`);
+const FAULTHANDLER_FRAME = new RegExp(String.raw`^(?:\d+: )?\s+File "(.+)", line (\d+) in (\S+)\s*$`);
+
+/**
+ * The Python frames faulthandler dumps under "Fatal Python error: …" (Python/traceback.c dump_traceback: "Current thread 0x… (most
+ * recent call first):" for the thread that crashed, "Thread 0x… (most recent call first):" for the others, then
+ * '  File "…", line N in func' per frame, innermost first), outermost first: the crashed thread's block, or the only block
+ * when the dump has one (a thread that crashed outside the interpreter is not marked current). The dump starts within three lines
+ * of `line`. Each line may carry srun --label's rank prefix ("0: ").
+ */
+export function faulthandlerFrames(line: { next(k: number): string | undefined }): SourceFrame[] {
+  const blocks: { current: boolean; frames: SourceFrame[] }[] = [];
+  for (let k = 1; k <= 200; k++) {
+    const next = line.next(k);
+    if (next === undefined) break;
+    const head = FAULTHANDLER_THREAD.exec(next);
+    if (head) {
+      blocks.push({ current: head[1] === 'Current thread', frames: [] });
+      continue;
+    }
+    const frame = FAULTHANDLER_FRAME.exec(next);
+    if (frame && blocks.length > 0) {
+      blocks[blocks.length - 1]!.frames.unshift({ file: frame[1]!, line: Number(frame[2]), function: frame[3]! });
+      continue;
+    }
+    // Blank lines part the blocks; anything else after a block ends the dump ("Extension modules: …").
+    if (next.replace(/^\d+: /, '').trim() !== '' && blocks.length > 0) break;
+    if (blocks.length === 0 && k > 3) break;
+  }
+  const current = blocks.find((b) => b.current);
+  return current?.frames ?? (blocks.length === 1 ? blocks[0]!.frames : []);
+}

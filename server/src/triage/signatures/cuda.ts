@@ -1476,7 +1476,8 @@ const tfPinnedHost: Signature = {
  * available memory is only 80.50MB."; 1.x's system allocator said "Cannot allocate 145.468994MB GPU memory, available
  * memory is 72.312500MB.". Sizes are binary (B, KB, MB, GB).
  */
-const PADDLE = new RegExp(String.raw`Out of memory error on (GPU|NPU|XPU|MLU|\w+) (\d+)\. Cannot allocate ${SIZE} (?:GPU )?memory(?: on \w+ \d+)?(?:,(?: ${SIZE} memory has been allocated and)? available memory is(?: only)?\s+${SIZE})?`);
+/** Paddle's allocator error; a paste cut inside the request's size ("… Cannot allocate 106.14") still names the device. */
+const PADDLE = new RegExp(String.raw`Out of memory error on (GPU|NPU|XPU|MLU|\w+) (\d+)\. Cannot allocate (?:${SIZE} (?:GPU )?memory(?: on \w+ \d+)?(?:,(?: ${SIZE} memory has been allocated and)? available memory is(?: only)?\s+${SIZE})?|[\d.]*[ \t]*(?:\n|$))`);
 
 /** Paddle 1.x's GPU allocator check ("paddle.fluid.core.EnforceNotMet: enforce allocating <= available failed, 10513462067 > 1369702144"). */
 const PADDLE_ENFORCE = /\benforce allocating <= available failed, (\d+) > (\d+)/;
@@ -1509,7 +1510,7 @@ const paddleOom: Signature = {
     // the process aborted on it.
     const aborted = glogAbortBelow(line, 12);
     const numbers: Finding['numbers'] = {};
-    const requested = toBytes(m[3]!, m[4]!);
+    const requested = m[3] !== undefined ? toBytes(m[3], m[4]!) : undefined;
     const allocated = m[5] !== undefined ? toBytes(m[5], m[6]!) : undefined;
     const free = m[7] !== undefined ? toBytes(m[7], m[8]!) : undefined;
     if (requested !== undefined) numbers.requestedBytes = requested;
@@ -1522,7 +1523,7 @@ const paddleOom: Signature = {
       kind: aborted ? 'runtime-abort' : 'catchable-oom',
       platform: m[1] === 'NPU' ? 'npu' : 'cuda',
       catchable: !aborted,
-      summary: `${aborted ? 'Process aborted: ' : ''}PaddlePaddle out of memory on ${m[1]} ${device}: ${formatBytes(requested ?? 0)} requested` + (free !== undefined ? `, ${formatBytes(free)} available` : ''),
+      summary: `${aborted ? 'Process aborted: ' : ''}PaddlePaddle out of memory on ${m[1]} ${device}` + (requested !== undefined ? `: ${formatBytes(requested)} requested` : '') + (free !== undefined ? `, ${formatBytes(free)} available` : ''),
       explanation:
         (aborted ? 'Paddle\'s allocator could not get device memory for the request, and the process aborted on the error (a fatal log). ' : 'Paddle\'s allocator could not get device memory for the request (raised as ResourceExhaustedError). ') +
         (free !== undefined && requested !== undefined && free < requested / 2 ? 'Almost nothing was left on the device: check for other processes on it, then the batch size.' : 'The live tensors at this point do not fit.'),
@@ -1596,6 +1597,38 @@ const ncclShm: Signature = {
         { id: 'nccl-shm-disable', title: 'Or bypass the SHM transport: NCCL_SHM_DISABLE=1 (P2P or the network is used instead)', rationale: 'Removes the dependency on /dev/shm at some bandwidth cost.', snippet: 'export NCCL_SHM_DISABLE=1' },
       ],
       facts: { group: 'nccl-shm' },
+    };
+  },
+};
+
+/**
+ * NCCL's check that each rank of a communicator has its own GPU (src/init.cc: WARN "Duplicate GPU detected : rank %d and rank %d
+ * both on CUDA device %lx", the printing rank first, then ncclInvalidUsage): two ranks were placed on one GPU (a launcher's
+ * CUDA_VISIBLE_DEVICES or a local rank that set no device). Not memory.
+ */
+const NCCL_DUPLICATE_GPU = /\bDuplicate GPU detected : rank (\d+) and rank \d+ both on CUDA device\b/;
+
+const ncclDuplicateGpu: Signature = {
+  id: 'nccl-duplicate-gpu',
+  platform: 'cuda',
+  needles: ['NCCL WARN Duplicate GPU detected'],
+  match(line) {
+    const m = NCCL_DUPLICATE_GPU.exec(line.content);
+    if (!m) return undefined;
+    return {
+      signature: 'nccl-duplicate-gpu',
+      role: 'failure',
+      kind: 'not-oom',
+      platform: 'cuda',
+      catchable: false,
+      summary: 'Not an OOM: NCCL found two ranks on one GPU (ncclInvalidUsage)',
+      explanation:
+        'NCCL needs every rank of a communicator on its own GPU; two ranks were placed on the same one, so creating the communicator failed. ' +
+        'Each process usually selects its GPU from its local rank (torch.cuda.set_device(local_rank)) or gets one GPU in CUDA_VISIBLE_DEVICES.',
+      rank: line.rank ?? Number(m[1]),
+      numbers: {},
+      fixes: [{ id: 'one-gpu-per-rank', title: 'Give each rank its own GPU: torch.cuda.set_device(local_rank) before the process group, or one device per process in CUDA_VISIBLE_DEVICES', rationale: 'NCCL refuses a communicator with two ranks on one device.' }],
+      facts: { group: 'nccl-duplicate-gpu' },
     };
   },
 };
@@ -1693,6 +1726,7 @@ export const signatures: readonly Signature[] = [
   ncclOom,
   ncclShm,
   ncclVerbs,
+  ncclDuplicateGpu,
   ncclTestFailure,
   driverStatus,
   watchdogTimeout,

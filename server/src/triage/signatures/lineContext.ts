@@ -29,18 +29,24 @@ export function thrownByTerminate(line: LineView): boolean {
 
 /**
  * True when the line, or one of the three above it, is libstdc++'s ("terminate called after throwing") or libc++'s
- * ("libc++abi: terminating due to uncaught exception") report of an exception nothing caught, or an application's own
- * last-chance handler saying so ("Unhandled exception of type 'St13runtime_error' with message '…', terminating",
- * PIConGPU's), for messages a runtime throws on the terminate line itself or a few lines under it.
+ * ("libc++abi: terminating due to uncaught exception", before LLVM 15 and on Android "terminating with uncaught exception")
+ * report of an exception nothing caught, or an application's own last-chance handler saying so ("Unhandled exception of type
+ * 'St13runtime_error' with message '…', terminating", PIConGPU's), for messages a runtime throws on the terminate line itself
+ * or a few lines under it. Further up only over the exception's own continuation lines, indented or ruled with "|"
+ * (paddle-mobile's enforce block puts its "| [detail]  : …" four lines under the report).
  */
 export function thrownUncaught(line: LineView): boolean {
-  for (let k = 0; k <= 3; k++) {
-    if (UNCAUGHT.test(k === 0 ? line.content : (line.previous(k) ?? ''))) return true;
+  for (let k = 0; k <= UNCAUGHT_BLOCK_LINES; k++) {
+    const text = k === 0 ? line.content : (line.previous(k) ?? '');
+    if (UNCAUGHT.test(text)) return true;
+    if (k >= 3 && !/^\s*\||^\s+\S/.test(text)) return false;
   }
   return false;
 }
 
-const UNCAUGHT = /terminating due to uncaught exception|terminate called after throwing|\bUnhandled exception of type '[^']+' with message\b.*, terminating\s*$/;
+/** How far above a message the uncaught exception's report may be, over the message's continuation lines. */
+const UNCAUGHT_BLOCK_LINES = 8;
+const UNCAUGHT = /terminating (?:due to|with) uncaught exception|terminate called after throwing|\bUnhandled exception of type '[^']+' with message\b.*, terminating\s*$/;
 
 /**
  * What a process prints as it ends on an error nothing handled: an uncaught exception's report (UNCAUGHT), Open MPI's

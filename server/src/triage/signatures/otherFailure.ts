@@ -21,7 +21,7 @@
  * crash (segfault, abort) came well after it; else the last launcher line.
  */
 import type { Fix, Platform, SourceFrame } from '../../protocol';
-import { CUT_FRAME_HEAD, framesOf, ipythonFrames, isTracebackBody } from '../frames';
+import { CUT_FRAME_HEAD, faulthandlerFrames, framesOf, ipythonFrames, isTracebackBody } from '../frames';
 import { SIZE, toBytes } from '../sizes';
 import { ascendSuffixDevice, spawnRank, tracebackRankAbove } from '../ranks';
 import { REPLICA_DEVICE } from '../evidencePlace';
@@ -360,40 +360,6 @@ const CHECK_FAILED = /Check failed:|^\s*F\d{4} /;
 const TSL_FATAL = /^\s*(?:\S+ )?\d\d:\d\d:\d\d\.\d+: F (\S+:\d+)\] (.*)$/;
 /** A launcher or parent reporting a child's end: torchrun, DeepSpeed, MPI, Node's child_process "exit with code N, signal null", launchd's "Service did not exit 5 seconds after SIGTERM. Sending SIGKILL." (a stop timeout, not memory). */
 const LAUNCHER = /(?:exit|exited|exits|failed) with (?:a )?(?:non-zero )?(?:exit )?(?:status code|code|status|return code)\s*[=:]?\s*-?[1-9]\d*|\bexit(?:code| code)\s*[:=]?\s*-?[1-9]\d*|closing signal SIGTERM|via signal SIGTERM|\bdid not exit \d+ seconds after SIGTERM|Received \d+ death signal|BAD TERMINATION|\bexit status [1-9]\d*\b(?! \()|\bEngine core proc \S+ died unexpectedly|^\s*traceback\s*: To enable traceback see: https:\/\/pytorch\.org\/docs\/stable\/elastic\/errors/;
-
-/** A launcher's line prefix in front of a rank's output (srun --label's "0: "). */
-const LABEL_PREFIX = String.raw`(?:\d+: )?`;
-const FAULTHANDLER_THREAD = new RegExp(String.raw`^${LABEL_PREFIX}\s*(Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):\s*$`);
-const FAULTHANDLER_FRAME = new RegExp(String.raw`^${LABEL_PREFIX}\s+File "(.+)", line (\d+) in (\S+)\s*$`);
-
-/**
- * The Python frames faulthandler dumps under "Fatal Python error: …" (Python/traceback.c dump_traceback: "Current thread 0x… (most
- * recent call first):" for the thread that crashed, "Thread 0x… (most recent call first):" for the others, then
- * '  File "…", line N in func' per frame, innermost first), outermost first: the crashed thread's block, or the only block
- * when the dump has one (a thread that crashed outside the interpreter is not marked current).
- */
-function faulthandlerFrames(line: LineView): SourceFrame[] {
-  const blocks: { current: boolean; frames: SourceFrame[] }[] = [];
-  for (let k = 1; k <= 200; k++) {
-    const next = line.next(k);
-    if (next === undefined) break;
-    const head = FAULTHANDLER_THREAD.exec(next);
-    if (head) {
-      blocks.push({ current: head[1] === 'Current thread', frames: [] });
-      continue;
-    }
-    const frame = FAULTHANDLER_FRAME.exec(next);
-    if (frame && blocks.length > 0) {
-      blocks[blocks.length - 1]!.frames.unshift({ file: frame[1]!, line: Number(frame[2]), function: frame[3]! });
-      continue;
-    }
-    // Blank lines part the blocks; anything else after a block ends the dump ("Extension modules: …").
-    if (next.replace(/^\d+: /, '').trim() !== '' && blocks.length > 0) break;
-    if (blocks.length === 0 && k > 3) break;
-  }
-  const current = blocks.find((b) => b.current);
-  return current?.frames ?? (blocks.length === 1 ? blocks[0]!.frames : []);
-}
 
 /**
  * DataLoader's pin-memory thread re-raising a batch's exception in the main process (torch/utils/data/_utils/pin_memory.py

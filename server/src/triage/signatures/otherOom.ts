@@ -18,7 +18,7 @@ import type { Platform, SourceFrame } from '../../protocol';
 import { hostMemory, shrinkPeak } from '../fixes';
 import { ipythonFrames } from '../frames';
 import { SIZE, toBytes } from '../sizes';
-import { caffe2Device, endsProcessAfter, joinNext } from './lineContext';
+import { caffe2Device, endsProcessAfter, joinNext, thrownUncaught } from './lineContext';
 import { GPU_ASSERT } from './nativeFailure';
 import type { Finding, LineView, Signature } from './types';
 
@@ -380,7 +380,7 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   const gpuAssert = GPU_ASSERT.test(text) || HANDLE_ERROR.test(text) || minerCheck;
   if ((!FAILURE_WORDS.test(text) && !luaError && !continued && !gpuAssert && !atEnd) || (hedge && !(stated && stated.index < hedge.index && !/warn|\bW\d{4} |: W \S/i.test(text)))) return undefined;
   let aborts = (ABORTS_HERE.test(text) && !RAISED_CHECK.test(text)) || gpuAssert;
-  if (!aborts && endsProcessAfter(line, 4)) aborts = true;
+  if (!aborts && (endsProcessAfter(line, 4) || thrownUncaught(line))) aborts = true;
   // MuJoCo's default error handler (mju_error without a user handler: "ERROR: mj_…", then "Press Enter to exit ...", then
   // exit(1)); not a script's own input("Press Enter to exit") after an exception it caught.
   for (let k = 1; k <= 4 && !aborts && /^\s*ERROR: mj\w*: /.test(text); k++) aborts = /^\s*Press Enter to exit\b/.test(line.next(k) ?? '');
@@ -767,6 +767,12 @@ const ALLOCATOR_HINT_TAIL = /max_split_size_mb to avoid fragmentation\.\s+See do
 const VLLM_NO_CACHE_BLOCKS = /\bNo available memory for the cache blocks\b/;
 /** SGLang's check of the same budget (model_runner.py): "Loaded weights leave no GPU memory for the KV cache under --mem-fraction-static=0.88." */
 const SGLANG_NO_KV_MEMORY = /\bleave no GPU memory for the KV cache\b/;
+/**
+ * The same check before v1 (worker.py's raise_if_cache_size_invalid): "The model's max seq len (4096) is larger than the maximum
+ * number of tokens that can be stored in KV cache (3664). Try increasing gpu_memory_utilization or decreasing max_model_len …".
+ * Its numbers are tokens, not bytes; its needle is the setting it names, the message's only prefilter anchor ("emory").
+ */
+const VLLM_KV_TOKENS = /\bmax seq len \(\d+\) is larger than the maximum number of tokens that can be stored in KV cache\b/;
 const VLLM_KV_NEEDED = /\b([\d.]+) GiB KV cache is needed, which is larger than the available KV cache memory \(([\d.]+) GiB\)/;
 const VLLM_FREE = /Free memory on device (?:(cuda|xpu|npu|hpu):(\d+) )?\(([\d.]+)\/([\d.]+) GiB\) on startup is less than desired\s+GPU memory utilization \(([\d.]+), ([\d.]+) GiB\)/;
 /**
@@ -889,7 +895,7 @@ const THEANO_CUDANDARRAY = /\bCudaNdarray_\w+: allocation failed\b/;
 export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
-  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ', 'memory for the cache blocks', 'no GPU memory for the KV cache', 'available KV cache memory', 'documentation for Memory Management',
+  needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ', 'memory for the cache blocks', 'no GPU memory for the KV cache', 'available KV cache memory', 'gpu_memory_utilization', 'documentation for Memory Management',
     'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', 'allocation failed.', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'dmem_alloc] Failed to alloc', 'dma_ring_allocate', 'Not enough free memory on device', 'Malloc mpp buffer fail', '[torch_memory_saver.cpp]', 'CUDA OOMs: ', '[metal::malloc] Resource limit'],
   match(line) {
     const text = line.content;
@@ -1017,12 +1023,16 @@ export const namedOom: Signature = {
       return finding("PyTorch's caching allocator raised OutOfMemoryError (only the end of its message is in the log)", hip ? 'rocm' : devicePlatformNear(line), false, {});
     }
     const kvNeeded = VLLM_KV_NEEDED.exec(text);
-    if (kvNeeded || VLLM_NO_CACHE_BLOCKS.test(text)) {
+    if (kvNeeded || VLLM_NO_CACHE_BLOCKS.test(text) || VLLM_KV_TOKENS.test(text)) {
       // The CPU backend's budget is host memory; the others' is the accelerator's, cuda unless the lines around name another.
       const cpuBackend = /VLLM_CPU_KVCACHE_SPACE/.test(joinNext(line, 2));
       const GiB = 1024 ** 3;
       return finding(
-        kvNeeded ? `vLLM's KV cache for one request at the max sequence length (${kvNeeded[1]} GiB) is larger than the memory left for it (${kvNeeded[2]} GiB)` : 'vLLM had no memory left for the KV cache blocks after the weights and activations',
+        kvNeeded
+          ? `vLLM's KV cache for one request at the max sequence length (${kvNeeded[1]} GiB) is larger than the memory left for it (${kvNeeded[2]} GiB)`
+          : VLLM_KV_TOKENS.test(text)
+            ? "vLLM's KV cache, in the memory left after the weights and activations, holds fewer tokens than one request at the max sequence length"
+            : 'vLLM had no memory left for the KV cache blocks after the weights and activations',
         cpuBackend ? 'cpu' : devicePlatformNear(line),
         false,
         kvNeeded ? { requestedBytes: Math.round(Number(kvNeeded[1]) * GiB), freeBytes: Math.round(Number(kvNeeded[2]) * GiB) } : {},

@@ -297,4 +297,39 @@ const miopenAlloc: Signature = {
   },
 };
 
-export const signatures: readonly Signature[] = [miopenAlloc, cachingAllocator, hsaAbort, runtimeOom, hsaError, memoryAccessFault, hipStatus];
+/**
+ * Mesa's AMD kernel-driver layer refusing a buffer (src/gallium/winsys/amdgpu/drm/amdgpu_bo.c, radv's winsys likewise):
+ * "amdgpu: Failed to allocate a buffer:", then its size, alignment, domains and flags one per line ("amdgpu:    size      :
+ * 2141958144 bytes"), behind "MESA: error: " in newer releases or "radv/" for Vulkan. The driver returns the failure to the
+ * API call (OpenCL, Vulkan, OpenGL), so the program gets an error it could handle: an OOM of the AMD GPU's memory.
+ */
+const MESA_AMDGPU_ALLOC = /\bamdgpu: Failed to allocate a buffer:?\s*$/;
+const MESA_AMDGPU_SIZE = /\bamdgpu:\s+size\s*:\s*(\d+) bytes\b/;
+
+const mesaAmdgpuAlloc: Signature = {
+  id: 'mesa-amdgpu-alloc',
+  platform: 'rocm',
+  needles: ['Failed to allocate a buffer'],
+  match(line) {
+    if (!MESA_AMDGPU_ALLOC.test(line.content)) return undefined;
+    const size = MESA_AMDGPU_SIZE.exec(line.next(1) ?? '');
+    const bytes = size ? Number(size[1]) : undefined;
+    return {
+      signature: 'mesa-amdgpu-alloc',
+      role: 'failure',
+      kind: 'catchable-oom',
+      platform: 'rocm',
+      catchable: true,
+      summary: `Out of memory: the AMD GPU driver (Mesa's amdgpu layer) could not allocate a ${bytes !== undefined ? `${formatBytes(bytes)} ` : ''}buffer`,
+      explanation:
+        "Mesa's amdgpu layer asked the kernel driver for a buffer in the GPU's memory and was refused; the API call that needed it " +
+        '(OpenCL, Vulkan or OpenGL) returned the failure to the program.',
+      ...(line.rank !== undefined && { rank: line.rank }),
+      numbers: bytes !== undefined ? { requestedBytes: bytes } : {},
+      fixes: [shrinkPeak('the buffers the program allocates (batch, resolution, model size)')],
+      ...(size && { extraLines: [1] }),
+    };
+  },
+};
+
+export const signatures: readonly Signature[] = [mesaAmdgpuAlloc, miopenAlloc, cachingAllocator, hsaAbort, runtimeOom, hsaError, memoryAccessFault, hipStatus];
