@@ -43,19 +43,20 @@ export function splitRank(raw: string): RankedLine {
 
 /**
  * Ranks named inside messages rather than in a prefix: `[Rank 3]`, `[Rank:7]`, `[PG ID 2 PG GUID 3 Rank 1]`
- * (ProcessGroupNCCL), axolotl's logger field `[RANK:1]`, ProcessGroupNCCL's failure to fetch the NCCL unique id
+ * (ProcessGroupNCCL), axolotl's logger field `[RANK:1]`, Ray's task error naming the actor by its repr when that carries its rank
+ * ("RayTaskError(OutOfMemoryError): ray::Worker.step() (pid=…, ip=…, actor_id=…, repr=Worker[rank=0])"), ProcessGroupNCCL's failure to fetch the NCCL unique id
  * from the store, which starts with the rank that asked (broadcastUniqueNCCLID; older releases spell it "retreiving": "[2] is setting up NCCL communicator and
  * retrieving ncclUniqueId from [0] via c10d key-value store by key '0', but store->get('0') got error: …"), and
  * ProcessGroupWrapper's collective check (TORCH_DISTRIBUTED_DEBUG=DETAIL), whose error names the rank that raised it first:
  * "Detected mismatch between collectives on ranks. Rank 3 is running collective: CollectiveFingerPrint(…), but Rank 0 is
  * running collective: …" (newer releases "Rank 3 is running inconsistent collective: …").
  */
-const INLINE = /\[(?:PG[^\]]*?\s)?(?:Rank|RANK)[ :](\d+)\]|\[(\d+)\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from \[\d+\]|\bDetected mismatch between collectives on ranks\. Rank (\d+) is running\b/;
+const INLINE = /\[(?:PG[^\]]*?\s)?(?:Rank|RANK)[ :](\d+)\]|\brepr=[\w.]+\[rank=(\d+)\]\)|\[(\d+)\] is setting up NCCL communicator and retr(?:ie|ei)ving ncclUniqueId from \[\d+\]|\bDetected mismatch between collectives on ranks\. Rank (\d+) is running\b/;
 
 /** The rank a message names about itself, when it has no prefix. */
 export function inlineRank(content: string): number | undefined {
   const match = INLINE.exec(content);
-  return match ? Number(match[1] ?? match[2] ?? match[3]) : undefined;
+  return match ? Number(match[1] ?? match[2] ?? match[3] ?? match[4]) : undefined;
 }
 
 /**

@@ -78,6 +78,16 @@ function raisedByRapids(line: LineView, ipython: boolean): boolean {
   return innermost !== undefined && RAPIDS_FILE.test(innermost);
 }
 
+/** Paddle's device OOM message within the block under its bare MemoryError (C++ traceback, summary: about a dozen lines). */
+function paddleDeviceOomBelow(line: LineView): boolean {
+  for (let k = 1; k <= 20; k++) {
+    const next = line.next(k);
+    if (next === undefined) return false;
+    if (/\bOut of memory error on (?:GPU|NPU|XPU|MLU) \d+\./.test(next)) return true;
+  }
+  return false;
+}
+
 const pythonMemoryError: Signature = {
   id: 'python-memory-error',
   platform: 'cpu',
@@ -90,6 +100,9 @@ const pythonMemoryError: Signature = {
     // Theano/pygpu raise MemoryError for a GPU allocation ("Error allocating N bytes of device memory
     // (out of memory). Driver report …"): that is device memory, read by the other-OOM fallback.
     if (/of device memory/.test(line.content)) return undefined;
+    // PaddlePaddle 2.x raises its ResourceExhaustedError as a bare "MemoryError:" over its C++ traceback and "Error Message
+    // Summary", whose "Out of memory error on GPU 0. Cannot allocate …" is the device's OOM (read by cuda.ts's paddleOom).
+    if (/MemoryError:\s*$/.test(line.content) && paddleDeviceOomBelow(line)) return undefined;
     const numpy = NUMPY_REQUEST.exec(line.content);
     const arrow = numpy ? null : ARROW_REQUEST.exec(line.content);
     const requested = numpy ? toBytes(numpy[1]!, numpy[2]!) : arrow ? Number(arrow[1]) : undefined;
@@ -774,10 +787,11 @@ const slurmMemoryLimit: Signature = {
 
 /**
  * The other batch schedulers' memory-limit kills: LSF's job exit reason ("TERM_MEMLIMIT: job killed after reaching LSF memory
- * usage limit."), PBS Pro's ("=>> PBS: job killed: mem 38427376kb exceeded limit 33554432kb", also vmem and pvmem; KiB) and
+ * usage limit."), PBS Pro's ("=>> PBS: job killed: mem 38427376kb exceeded limit 33554432kb", also vmem and pvmem, and the
+ * job-wide form "mem job total 115343360 kb exceeded limit 115343360 kb"; KiB) and
  * Torque's ("Job exceeded a memory resource limit (vmem, pvmem, etc.). Job was aborted").
  */
-const PBS_MEMORY_LIMIT = /\bPBS: job killed: p?v?mem (\d+)kb exceeded limit (\d+)kb/;
+const PBS_MEMORY_LIMIT = /\bPBS: job killed: p?v?mem (?:job total )?(\d+) ?kb exceeded limit (\d+) ?kb/;
 const SCHEDULER_MEMORY_LIMIT = /\bTERM_MEMLIMIT: job killed\b|\bJob exceeded a memory resource limit\b/;
 
 const schedulerMemoryLimit: Signature = {

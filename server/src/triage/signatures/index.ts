@@ -13,7 +13,7 @@ import { signatures as mps, tailMetalAssertion } from './mps';
 import { signatures as npu, tailAscendTaskTimeout } from './npu';
 import { signatures as opencl } from './opencl';
 import { oomException } from './oomException';
-import { otherFailure, tailGlooTimeout, tailHbmReport, tailModelDoesNotFit, tailStoreBarrier, tailStuckInCollective } from './otherFailure';
+import { otherFailure, tailGlooTimeout, tailHbmReport, tailModelDoesNotFit, tailStoreBarrier, tailStuckInCollective, tailWindowsCommitLimit } from './otherFailure';
 import { allocatorDump, namedOom, otherOom, tfOomHint } from './otherOom';
 import { signatures as rocm } from './rocm';
 import { signatures as vulkan } from './vulkan';
@@ -28,4 +28,4 @@ export const ALL_SIGNATURES: readonly Signature[] = [...npu, ...xpu, ...rocm, ..
  * Run once at the end over the retained tail, only when no signature above found anything (see
  * otherFailure.ts): the failure a log ended with, when it is not one Headroom knows.
  */
-export const TAIL_SIGNATURES: readonly Signature[] = [tailHostKill, tailWatchdogFrames, tailGgmlLoadFailure, tailBatchSizeExhausted, tailModelDoesNotFit, tailHbmReport, tailAllocFailure, tailMetalAssertion, tailAscendTaskTimeout, tailStoreBarrier, tailGlooTimeout, tailStuckInCollective, tailJaxStall, tailSglangWatchdog, otherFailure];
+export const TAIL_SIGNATURES: readonly Signature[] = [tailHostKill, tailWatchdogFrames, tailGgmlLoadFailure, tailBatchSizeExhausted, tailModelDoesNotFit, tailHbmReport, tailAllocFailure, tailWindowsCommitLimit, tailMetalAssertion, tailAscendTaskTimeout, tailStoreBarrier, tailGlooTimeout, tailStuckInCollective, tailJaxStall, tailSglangWatchdog, otherFailure];

@@ -50,10 +50,11 @@ const UNCAUGHT = /terminating (?:due to|with) uncaught exception|terminate calle
 
 /**
  * What a process prints as it ends on an error nothing handled: an uncaught exception's report (UNCAUGHT), Open MPI's
- * banner for MPI_Abort (a check that aborts every rank on a failed call: mpi4jax's), the shell's (bash's "Aborted", zsh's
+ * banner for MPI_Abort (a check that aborts every rank on a failed call: mpi4jax's) and MPICH's ("Abort(1) on node 3 (rank 3
+ * in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1)"), the shell's (bash's "Aborted", zsh's
  * "zsh: abort") or the C library's abort report.
  */
-const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\bzsh: abort\b`);
+const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|\bapplication called MPI_Abort\(|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\bzsh: abort\b`);
 /**
  * A failed C assert() in a function that checks an error, which aborts (glibc: "darknet: ./src/cuda.c:36: check_error: Assertion
  * `0' failed."): right under an error it is the check of that error (darknet checks every CUDA call so); further down, or in

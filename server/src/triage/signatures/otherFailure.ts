@@ -50,10 +50,12 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'xit(?:ed)? with code', 'seconds after SIGTERM', 'encountered in (?:DataLoader )?worker',
   // Host kills told by a compiler driver, a parent's exit status 137, Slurm's cgroup plugin, the OOM killer's stack (cpu.ts tailHostKill).
   // Native crashes told by the C++ runtime, the OS and tools outside ML frameworks; a Go program's child exit status; HIP's no-device string.
-  'terminating due to uncaught exception', 'terminated abnormally with signal', 'crashed with signal \\d+/', 'panic\\(cpu \\d+ caller', '\\] \\[ ?\\d+\\] \\S+\\(', '={5,} +(?:Invalid __|Misaligned|Out-of-range)', 'ROCm-capable device', 'exit status [1-9]', 'Command buffer execution failed: Insufficient Memory', 'maximum allowed buffer size',
+  'terminating (?:due to|with) uncaught exception', 'terminated abnormally with signal', 'crashed with signal \\d+/', 'panic\\(cpu \\d+ caller', '\\] \\[ ?\\d+\\] \\S+\\(', '={5,} +(?:Invalid __|Misaligned|Out-of-range)', 'ROCm-capable device', 'exit status [1-9]', 'Command buffer execution failed: Insufficient Memory', 'maximum allowed buffer size',
   'Killed signal terminated program', 'exit(?:ed)?\\b[\\w ]{0,24}[:(]?\\s*137\\b', 'oom[-_]kill event', 'out_of_memory\\+0x', 'oom_kill_process\\+0x',
   // Colab's RAM crash notice (cpu.ts tailHostKill); redis's and mimalloc's allocation failures (tailAllocFailure below).
   'all available RAM', 'more memory than is available', 'memory budget', 'aborting for OUT OF MEMORY', 'mimalloc: error: unable to allocate',
+  // Windows' commit limit in its own words (tailWindowsCommitLimit).
+  'paging file is too? small',
   // CUDA_CHECK's 'CUDA error N at' is read through 'CUDA error' above; vLLM's client seeing its engine process die; Ollama's host-memory refusal (tailModelDoesNotFit).
   'Engine core proc \\S+ died unexpectedly', 'requires more system memory',
   // nccl-tests' count of wrong results; rdma-core's mlx5 error completion (nativeFailure).
@@ -194,8 +196,14 @@ const VRAM_OUT = /\b(?:[iu]nsufficient|not enough|out of) VRAM\b/i;
 const VRAM_HEDGE = /\b(?:if|when|whether|may|might|could|tip|try|not an?)\b[^.]{0,40}\b(?:[iu]nsufficient|not enough|out of|run out of) VRAM\b/i;
 const E_OUTOFMEMORY = /(?<![\w-])(?:-2147024882|0x8007000[Ee])\b/;
 // A copy retyped by hand may misspell it ("The paging file is to small …"); Rust's io::Error shows the code as "(os error 1455)",
-// and PyTorch's shared-memory mapping on Windows as "Couldn't open shared file mapping: <torch_…>, error code: <1455>".
-const WINDOWS_COMMIT_LIMIT = /\[WinError 1455\]|\bThe paging file is too? small for this operation to complete\b|\(os error 1455\)|\berror code: <1455>/;
+// and PyTorch's shared-memory mapping on Windows as "Couldn't open shared file mapping: <torch_…>, error code: <1455>"; a
+// Chinese Windows words it "页面文件太小，无法完成操作".
+const WINDOWS_COMMIT_LIMIT = /\[WinError 1455\]|\bThe paging file is too? small for this operation to complete\b|\(os error 1455\)|\berror code: <1455>|页面文件太小，无法完成操作/;
+const windowsPagingFile: Fix = {
+  id: 'windows-paging-file',
+  title: 'Let Windows grow the paging file (System properties > Advanced > Virtual memory), or start fewer DataLoader workers',
+  rationale: 'Each worker process maps torch\'s CUDA libraries and commits memory for them.',
+};
 /** The first words of "CUDA out of memory" / "HIP out of memory", cut anywhere after "ou". */
 const cutOomMessage = (message: string): boolean => {
   const words = message.trim();
@@ -664,7 +672,7 @@ export const otherFailure: Signature = {
       // operation to complete", in the system's language), raised as OSError, typically while torch maps its CUDA DLLs in each
       // DataLoader worker: the host's RAM plus paging file ran out.
       if (WINDOWS_COMMIT_LIMIT.test(text)) {
-        return raisedOom(line, text, [hostMemory, { id: 'windows-paging-file', title: 'Let Windows grow the paging file (System properties > Advanced > Virtual memory), or start fewer DataLoader workers', rationale: 'Each worker process maps torch\'s CUDA libraries and commits memory for them.' }], {
+        return raisedOom(line, text, [hostMemory, windowsPagingFile], {
           platform: 'cpu',
           summary: 'Host out of memory: Windows could not commit memory (WinError 1455, the paging file is too small)',
           explanation: `The program received ${ex[1]}: Windows had no commit left (RAM plus the paging file) for what it asked, often the CUDA libraries torch maps into every worker process. It could have caught it.`,
@@ -1102,6 +1110,29 @@ export const tailStoreBarrier: Signature = {
  * never sent or received its part. Read by the tail pass.
  */
 const GLOO_TIMEOUT = /\bTimed out waiting (\d+) ?ms for (send|recv) operation to complete\b/;
+
+/**
+ * Windows' message for its commit limit (ERROR_COMMITMENT_LIMIT, 1455) printed on its own, without an exception's type in front:
+ * a program that prints the system's text for the error it got (Zig's and .NET's process creation, a paste that kept the message
+ * and lost "OSError: [WinError 1455]"). The call failed and returned the error: host memory refused, catchable. Exception lines
+ * are read with their type by otherFailure. Read by the tail pass (the words hold no hot anchor).
+ */
+const BARE_WINDOWS_COMMIT_LIMIT = /^\s*(?:\S+: )?(?:The paging file is too? small for this operation to complete|页面文件太小，无法完成操作)/;
+
+export const tailWindowsCommitLimit: Signature = {
+  id: 'windows-commit-limit',
+  platform: 'cpu',
+  needles: ['paging file is to', '页面文件太小'],
+  match(line) {
+    const text = line.content;
+    if (!BARE_WINDOWS_COMMIT_LIMIT.test(text) || EXCEPTION_LINE.test(text)) return undefined;
+    return raisedOom(line, text, [hostMemory, windowsPagingFile], {
+      platform: 'cpu',
+      summary: 'Host out of memory: Windows could not commit memory (error 1455, the paging file is too small)',
+      explanation: 'Windows had no commit left (RAM plus the paging file) for what the program asked and returned error 1455 to the call.',
+    });
+  },
+};
 
 export const tailGlooTimeout: Signature = {
   id: 'gloo-timeout',

@@ -50,7 +50,7 @@ const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?
 const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
 const GGML_PINNED = /\b(?:ggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory|failed to allocate pinned (?:system |host )?memory): (.+)$/;
 const SGLANG_POOL = /\b(?:(?:Decode|Prefill) out of memory\. Try to lower your batch size|alloc_req_slots runs out of memory)\b/;
-const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|(?:^|\] )\[W\] |\bSkipping tactic\b|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without|reasons for)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
+const NOT_A_FAILURE = /warn|\b(?:GPU )?memory\? |\bW\d{4} |: W \S|(?:^|\] )\[W\] |\bSkipping tactic\b|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without|reasons for)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
 /**
  * A glog FATAL or CHECK, a program's own termination notice, torch_memory_saver's check (csrc's CURESULT_CHECK and its
  * cudaError twin print "[torch_memory_saver.cpp] … error …" and exit(1); from memory of that source).
