@@ -22,17 +22,21 @@ const CUT_PYTHON_FRAME = /^\s*([^\s"]+\.py)", line (\d+), in ([^\s,]+)/;
 /** `│ /home/me/project/train.py:187 in step` — a frame of a `rich` traceback. */
 const RICH_FRAME = /^[\s│|]*((?:[A-Za-z]:)?[^\s:│|]+\.py):(\d+) in (\S+)/;
 
-/** IPython 8: `Cell In[6], line 70` (a notebook cell) and `File /usr/lib/python3/dist-packages/jax/api.py:413, in cache_miss(...)`. */
+/**
+ * IPython 8: `Cell In[6], line 70` (a notebook cell) and `File /usr/lib/python3/dist-packages/jax/api.py:413, in cache_miss(...)`
+ * (a script's module-level frame ends at the line number: `File /home/u/run.py:2`).
+ */
 const IPYTHON_CELL = /^\s*(Cell In ?\[\d+\]), line (\d+)/;
-const IPYTHON_FILE = /^\s*File ((?:[A-Za-z]:)?[^\s:"]+):(\d+), in ([^\s(]+)/;
+const IPYTHON_FILE = /^\s*File ((?:[A-Za-z]:)?[^\s:"]+):(\d+)(?:, in ([^\s(]+)|\s*$)/;
 
 /**
  * A frame whose line number comes on a later marker line: IPython 7's `<ipython-input-6-63b3…> in
  * <module>()` and `/path/api.py in cache_miss(*args)` (from 7.x on, a frame of module level code without the
  * parentheses: `<ipython-input-24-859d…> in <module>`), IPython 8.0-8.4's `Input In [3], in <cell line: 1>()`;
- * Colab's copy of the rendered traceback wraps the file in a markdown link: `[<ipython-input-17-d55b…>](https://localhost:8080/#) in <module>()`.
+ * Colab's copy of the rendered traceback wraps the file in a markdown link: `[<ipython-input-17-d55b…>](https://localhost:8080/#) in <module>()`;
+ * a Databricks notebook names its cell `<command-1357939202606131> in <module>`.
  */
-const IPYTHON_HEAD = /^\s*\[?(<ipython-input-[\w-]+>|(?:[A-Za-z]:)?[^\s<>"[\]]+\.py)(?:\]\([^)\s]*\))? in ([^\s(]+|<cell line: \d+>)(?:\(|\s*$)|^\s*(Input In \[\d+\]), in (.+?)\(\)\s*$/;
+const IPYTHON_HEAD = /^\s*\[?(<ipython-input-[\w-]+>|<command-\d+>|(?:[A-Za-z]:)?[^\s<>"[\]]+\.pyx?)(?:\]\([^)\s]*\))? in ([^\s(]+|<cell line: \d+>)(?:\(|\s*$)|^\s*(Input In \[\d+\]), in (.+?)\(\)\s*$/;
 /** `---> 70 outs = run(...)`: the line the frame above it was executing. */
 const IPYTHON_MARKER = /^\s*-+> (\d+)/;
 /** Colab folds library frames into one line: `18 frames`. */
@@ -79,8 +83,16 @@ export function withoutCiTimestamp(line: string): string {
   return line.replace(HOST_PREFIX, '').replace(CI_TIMESTAMP, '');
 }
 
+/**
+ * A Markdown link as a notebook front end's copy keeps it around a frame's line number: VS Code's Jupyter renders "Cell In[6],
+ * [line 107](vscode-notebook-cell:?execution_count=6&line=107)" and "File /srv/run.py:[2](https://…/run.py:2)"; the link's text is
+ * what IPython printed.
+ */
+const MARKDOWN_LINK = /\[([^\][]*)\]\((?:[^()\s]|\([^()\s]*\))*\)/g;
+
 /** The frame printed on one line, if the line is a frame line that carries its line number. */
-export function parseFrameLine(line: string): SourceFrame | undefined {
+export function parseFrameLine(raw: string): SourceFrame | undefined {
+  const line = raw.includes('](') ? raw.replace(MARKDOWN_LINK, '$1') : raw;
   const python = PYTHON_FRAME.exec(line);
   if (python) return { file: python[1]!, line: Number(python[2]), function: python[3] ?? '' };
   const cut = CUT_PYTHON_FRAME.exec(line);
@@ -90,7 +102,7 @@ export function parseFrameLine(line: string): SourceFrame | undefined {
   const cell = IPYTHON_CELL.exec(line);
   if (cell) return { file: cell[1]!, line: Number(cell[2]), function: '<module>' };
   const file = IPYTHON_FILE.exec(line);
-  if (file) return { file: file[1]!, line: Number(file[2]), function: file[3]! };
+  if (file) return { file: file[1]!, line: Number(file[2]), function: file[3] ?? '<module>' };
   return undefined;
 }
 

@@ -22,7 +22,7 @@ import type { Fix, Platform, SourceFrame } from '../../protocol';
 import { caffe2Device, endsProcessAfter, glogAbortBelow, joinNext, mpiAbortRank, ORT_DEVICE, previousFrame, SYSLOG_PREFIX, thrownByTerminate, trailingDevice } from './lineContext';
 import { devicePlatformNear, platformNear, WENT_ON_INSTEAD } from './otherOom';
 import { parseTensorflowOom, tensorflowFinding } from './tensorflowMessage';
-import type { Finding, LineView, Signature } from './types';
+import type { Finding, LineView, Numbers, Signature } from './types';
 
 const CUDA: AllocatorPlatform = {
   signature: 'cuda-caching-allocator',
@@ -1037,6 +1037,9 @@ const libraryStatus: Signature = {
     // or a failed CHECK, or followed by the shell's "Aborted": the process aborted on it.
     let fatal = /^\s*F\d{4} |^\s*F [\w.\/-]+\.(?:cc|cpp|h|hpp|cu):\d+\] |\bCheck failed\b/.test(line.content);
     for (let k = 1; k <= 3 && !fatal; k++) fatal = /^\s*Aborted\b|\(core dumped\)|^\s*SIGABRT\b/.test(line.next(k) ?? '');
+    // XLA's and TensorFlow's handle creation logs the device's memory under its failure (stream_executor cuda_dnn.cc: "Memory
+    // usage: 382402560 bytes free, 4221566976 bytes total."), which tells whether a full device was the likely cause.
+    const usage = /^(?:NOT_INITIALIZED|INTERNAL_ERROR)$/.test(m[2]!) ? handleMemoryUsageBelow(line) : undefined;
     return {
       signature: 'cuda-library-status',
       role: 'failure',
@@ -1045,13 +1048,27 @@ const libraryStatus: Signature = {
       catchable: !thrownByTerminate(line) && !fatal,
       ...(device !== undefined && { device }),
       summary: `Not an OOM: ${library} failed with ${m[0]}`,
-      explanation: `${library} returned ${m[0]}: ${advice.meaning}. Its out-of-memory status is ${m[1]}_STATUS_ALLOC_FAILED, which this is not.`,
+      explanation:
+        `${library} returned ${m[0]}: ${advice.meaning}. Its out-of-memory status is ${m[1]}_STATUS_ALLOC_FAILED, which this is not.` +
+        (usage ? ` The device had ${formatBytes(usage.numbers.freeBytes!)} free of ${formatBytes(usage.numbers.deviceTotalBytes!)} when it failed.` : ''),
       ...(line.rank !== undefined && { rank: line.rank }),
-      numbers: {},
+      numbers: usage?.numbers ?? {},
       fixes: advice.fixes,
+      ...(usage && { extraLines: [usage.at] }),
     };
   },
 };
+
+const HANDLE_MEMORY_USAGE = /\bMemory usage: (\d+) bytes free, (\d+) bytes total\b/;
+
+/** The "Memory usage: N bytes free, M bytes total." line within two lines under a handle's failure, and its offset. */
+function handleMemoryUsageBelow(line: LineView): { numbers: Numbers; at: number } | undefined {
+  for (let k = 1; k <= 2; k++) {
+    const m = HANDLE_MEMORY_USAGE.exec(line.next(k) ?? '');
+    if (m) return { numbers: { freeBytes: Number(m[1]), deviceTotalBytes: Number(m[2]) }, at: k };
+  }
+  return undefined;
+}
 
 /**
  * Any other CUDA/HIP runtime error PyTorch raises ("CUDA error: no kernel image is available...",

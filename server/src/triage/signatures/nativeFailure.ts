@@ -80,8 +80,12 @@ const ROCR_DEBUG_AGENT = /\bMemory access fault at GPU Node: \d+|^\s*\[rocr debu
  * "out of resource: shared memory, Required: 167936, Hardware limit: 101376. Reducing block sizes or `num_stages` may
  * help."; compiler.py _init_handles raises it for shared memory, older builds for registers too): a kernel's
  * configuration, not the device's memory filling up; a log cut at the raise line ("raise OutOfResources(…)") is the same.
+ * Inductor's autotuner logs the check as "Exception No valid triton configs. OutOfMemoryError: out of resource: triton_mm
+ * Required: 294912 Hardware limit:232448".
  */
-const TRITON_OUT_OF_RESOURCES = /\bOutOfResources: out of resource: ([\w ]+)|^\s*raise OutOfResources\(/;
+const TRITON_OUT_OF_RESOURCES = /\b(?:OutOfResources|OutOfMemoryError): out of resource: ([\w ]+)|^\s*raise OutOfResources\(/;
+/** Triton's limit check in its own words, under whichever exception carries it (Inductor's autotuner logs it as "OutOfMemoryError"). */
+export const TRITON_RESOURCE_LIMIT = /\bout of resource: [\w ]+,? Required: ?\d+,? Hardware limit: ?\d+/;
 /**
  * PyTorch's c10d TCP socket failing to reach the store (torch/csrc/distributed/c10d/socket.cpp: "The client socket has
  * timed out after 300000ms while trying to connect to (127.0.0.1, 29500).", "The client socket has failed to connect to

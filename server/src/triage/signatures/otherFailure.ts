@@ -197,8 +197,8 @@ const VRAM_HEDGE = /\b(?:if|when|whether|may|might|could|tip|try|not an?)\b[^.]{
 const E_OUTOFMEMORY = /(?<![\w-])(?:-2147024882|0x8007000[Ee])\b/;
 // A copy retyped by hand may misspell it ("The paging file is to small …"); Rust's io::Error shows the code as "(os error 1455)",
 // and PyTorch's shared-memory mapping on Windows as "Couldn't open shared file mapping: <torch_…>, error code: <1455>"; a
-// Chinese Windows words it "页面文件太小，无法完成操作".
-const WINDOWS_COMMIT_LIMIT = /\[WinError 1455\]|\bThe paging file is too? small for this operation to complete\b|\(os error 1455\)|\berror code: <1455>|页面文件太小，无法完成操作/;
+// Chinese Windows words it "页面文件太小，无法完成操作", a German one "Die Auslagerungsdatei ist zu klein, um diesen Vorgang durchzuführen".
+const WINDOWS_COMMIT_LIMIT = /\[WinError 1455\]|\bThe paging file is too? small for this operation to complete\b|\(os error 1455\)|\berror code: <1455>|页面文件太小，无法完成操作|\bDie Auslagerungsdatei ist zu klein\b/;
 const windowsPagingFile: Fix = {
   id: 'windows-paging-file',
   title: 'Let Windows grow the paging file (System properties > Advanced > Virtual memory), or start fewer DataLoader workers',

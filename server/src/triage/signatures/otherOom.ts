@@ -19,7 +19,7 @@ import { hostMemory, shrinkPeak } from '../fixes';
 import { ipythonFrames } from '../frames';
 import { SIZE, toBytes } from '../sizes';
 import { caffe2Device, endsProcessAfter, joinNext, thrownUncaught } from './lineContext';
-import { GPU_ASSERT } from './nativeFailure';
+import { GPU_ASSERT, TRITON_RESOURCE_LIMIT } from './nativeFailure';
 import type { Finding, LineView, Signature } from './types';
 
 /** "failed to allocate memory", "Failed to allocate device memory", "Failed to allocate 16.00 GB GPU memory" (the size may come first). */
@@ -40,7 +40,7 @@ const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory 
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check), and an
  * error that ends in std::bad_alloc (operator new failing, reported back: onnxruntime's "Load model from … failed:std::bad_alloc",
  * torchelastic's error file's "message": "MemoryError: std::bad_alloc"). */
-const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|could not|unable to) allocate (?:\w+ ){0,2}memory|^\s*Failed to allocate again\.?\s*$|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b|std::bad_alloc(?=["',]*\s*$)|\bmemory isn't enough\b|[iu]nsufficient VRAM|not enough VRAM|out of VRAM`, 'i');
+const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|can not|could not|unable to) allocate (?:\w+ ){0,2}memory|^\s*Failed to allocate again\.?\s*$|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b|std::bad_alloc(?=["',]*\s*$)|\bmemory isn't enough\b|[iu]nsufficient VRAM|not enough VRAM|out of VRAM`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -92,7 +92,8 @@ const DRIVER_REPORT = new RegExp(String.raw`${SIZE} free and ${SIZE} total`);
 const CLR_ALLOC_FAILED = /Allocation failed : Device memory : required :(\d+) \| free :(\d+) \| total :(\d+)/;
 const ART_HEAP = /\bFailed to allocate a (\d+) byte allocation with (\d+) free bytes and \S+ until OOM(?:, (?:target|max allowed) footprint \d+, growth limit (\d+))?/;
 const MMAP_FAILED = new RegExp(String.raw`\bunable to mmap ${SIZE}`);
-const AVAILABLE = new RegExp(String.raw`\(${SIZE} (?:available|free)\)`);
+/** The free memory a message prints beside its request: "(512 MiB available)", or after a separator, "requested 1795MB; free 595 MB". */
+const AVAILABLE = new RegExp(String.raw`\(${SIZE} (?:available|free)\)|[;,]\s*free:? ${SIZE}`, 'i');
 /**
  * The Go runtime refused heap by the OS (runtime/mheap.go, malloc.go: "runtime: out of memory: cannot allocate
  * N-byte block (M in use)", then throw("out of memory"), printed as "fatal error: out of memory"): no recover()
@@ -270,7 +271,7 @@ export function ttMetalOom(line: LineView): { match: RegExpExecArray; text: stri
 export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
-  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'std::bad_alloc', "emory isn't enough", 'not enough memory', 'Not enough memory', 'annot allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'device memory', 'emory is overflow',
+  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'std::bad_alloc', "emory isn't enough", 'not enough memory', 'Not enough memory', 'annot allocate memory', 'an not allocate memory', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'device memory', 'emory is overflow',
     'ut of GPU memory', 'enough GPU memory', 'enough system memory', 'enough host memory', 'nsufficient GPU memory', 'ould not allocate', 'emory allocation of size', 'storage allocation failure'],
   match: (line) => readOtherOom(line, false),
 };
@@ -302,6 +303,8 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // allocate memory in static TLS block", often libgomp on aarch64): a loader limit, fixed by LD_PRELOAD or
   // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
   if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
+  // Triton's per-block limit (shared memory), whatever exception names it: a kernel's configuration (nativeFailure.ts).
+  if (TRITON_RESOURCE_LIMIT.test(text)) return undefined;
   // VRAM too small in a debug record is a loader weighing its options (Ollama's 'level=DEBUG … msg="insufficient VRAM to load any
   // model layers"', then it runs on the CPU), not a failure.
   // Nor a status line that goes on (llama.cpp's "not enough VRAM for all 33 layers: offloading 21", a UI "enabling --lowvram"), advice
@@ -410,7 +413,7 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   const mapped = mmap ? toBytes(mmap[1]!, mmap[2]!) : undefined;
   if (mapped !== undefined && numbers.requestedBytes === undefined) numbers.requestedBytes = mapped;
   const available = AVAILABLE.exec(text);
-  const free = available ? toBytes(available[1]!, available[2]!) : undefined;
+  const free = available ? toBytes(available[1] ?? available[3]!, available[2] ?? available[4]!) : undefined;
   if (free !== undefined && numbers.freeBytes === undefined) numbers.freeBytes = free;
   let rank = line.rank;
   const bodo = BODO_BUFFER_POOL.exec(text);
