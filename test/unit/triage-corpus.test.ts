@@ -242,7 +242,7 @@ import { loadCorpus, ratio, scoreCorpus, splitOf, splitsOf } from './triage-corp
  * `blind70` (150 logs, rank-order, twelfth session, six collectors with the conventions: the PyTorch 1.x era in research
  * repositories, cluster and multi-node operations, edge and embedded inference, learners' threads and forums, model serving
  * platforms, machine learning for science) was scored once with the session's engine after blind69's classes (9764ac2),
- * untuned: kind 144/150, exact numbers 113/119.
+ * untuned: kind 144/150, exact numbers 113/119. One label then moved to the guide's fragmentation rule: 145/150.
  */
 const FLOORS = {
   train: { kind: 1, exact: 1 },
@@ -352,7 +352,7 @@ const FLOORS = {
   // filled (triage-blind59.test.ts): kind 143/150, exact 89/99.
   blind59: { kind: 143 / 150, exact: 89 / 99 },
   // First run kind 136/150, exact 171/190; after its classes were filled (triage-blind60.test.ts): kind 145/150, exact 172/190.
-  blind60: { kind: 145 / 150, exact: 176 / 190 },
+  blind60: { kind: 145 / 150, exact: 177 / 190 },
   // First run kind 140/150, exact 103/107; after its classes were filled (triage-blind61.test.ts): kind 147/150, exact 103/107.
   blind61: { kind: 147 / 150, exact: 104 / 107 },
   // First run kind 134/150 (136/150 after two labels moved to the corpus's conventions), exact 95/108; after its classes were
@@ -360,7 +360,7 @@ const FLOORS = {
   blind62: { kind: 146 / 150, exact: 100 / 108 },
   // First run kind 135/150, exact 156/172; after its classes were filled (triage-blind63.test.ts): kind 143/150, exact 158/172;
   // with the devices around a failure (evidencePlace.ts) 160/172.
-  blind63: { kind: 143 / 150, exact: 161 / 172 },
+  blind63: { kind: 143 / 150, exact: 162 / 172 },
   // First run kind 137/150 (142/150 after five labels moved to the corpus's conventions), exact 128/143; after its classes
   // were filled (triage-blind64.test.ts): kind 147/150, exact 129/143; with the devices around a failure 131/143.
   blind64: { kind: 147 / 150, exact: 136 / 143 },
@@ -377,8 +377,9 @@ const FLOORS = {
   // First run kind 144/150 (146/150 after two labels moved to the corpus's conventions), exact 125/140; after its classes were
   // filled (triage-blind69.test.ts): kind 150/150, exact 131/140.
   blind69: { kind: 150 / 150, exact: 131 / 140 },
-  // First run kind 144/150, exact 113/119.
-  blind70: { kind: 144 / 150, exact: 113 / 119 },
+  // First run kind 144/150 (145/150 after one label moved to the guide's fragmentation rule), exact 113/119; after its classes
+  // were filled (triage-blind70.test.ts): kind 148/150, exact 116/119.
+  blind70: { kind: 148 / 150, exact: 116 / 119 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

@@ -566,9 +566,12 @@ const FFI_TRACEBACK_HEADER = /^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Except
 function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: number, last: number, rank: number | undefined, upward: boolean): string[] {
   const body: string[] = [];
   const sameRank = (line: RankedLine): boolean => line.rank === undefined || rank === undefined || line.rank === rank;
-  // A code line follows its frame line; the rest of a frame line a console hard-wrapped inside its path follows its head.
+  // A code line follows its frame line (in a paste that put a blank line after every line, one line further); the rest of a
+  // frame line a console hard-wrapped inside its path follows its head.
   const printedAfterFrame = (k: number): boolean => {
-    const before = lineAt(upward ? k + 1 : k - 1);
+    const step = upward ? 1 : -1;
+    let before = lineAt(k + step);
+    if (before !== undefined && before.content.trim() === '' && upward) before = lineAt(k + 2 * step);
     if (before === undefined) return false;
     const content = withoutCiTimestamp(before.content);
     return parseFrameLine(content) !== undefined || CUT_FRAME_HEAD.test(content);
@@ -599,7 +602,8 @@ function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: num
       if (upward && neighbour !== undefined && k + 1 < last) {
         let j = k + 1;
         while (j < last && lineAt(j)?.content.trim() === '') j++;
-        const frame = lineAt(j + 1);
+        // The code line's frame is right above it, or above one more blank line.
+        const frame = lineAt(j + 1)?.content.trim() === '' ? lineAt(j + 2) : lineAt(j + 1);
         if (frame !== undefined && parseFrameLine(withoutCiTimestamp(frame.content)) !== undefined && !isTracebackHeader(withoutCiTimestamp(neighbour.content))) continue;
       }
       break;

@@ -198,11 +198,14 @@ export function framesOf(lines: readonly string[]): SourceFrame[] {
 /**
  * A frame of a compiled Cython module in an installed package: Cython's traceback (__Pyx_AddTraceback) names the
  * .pyx file by its path relative to the package root and the function by its qualified name, which starts with
- * that path as a module ("cuda/core/_utils/cuda_utils.pyx", "cuda.core._utils.cuda_utils._check_error").
+ * that path as a module ("cuda/core/_utils/cuda_utils.pyx", "cuda.core._utils.cuda_utils._check_error"), or the file by its
+ * name alone under the package's full name ("ie_api.pyx in openvino.inference_engine.ie_api.IECore.load_network()").
  */
 function cythonPackageFrame(frame: SourceFrame): boolean {
   const m = /^([A-Za-z_]\w*(?:\/[A-Za-z_]\w*)*)\.pyx$/.exec(frame.file);
-  return m !== null && frame.function.startsWith(`${m[1]!.replace(/\//g, '.')}.`);
+  if (m === null) return false;
+  const module = m[1]!.replace(/\//g, '.');
+  return frame.function.startsWith(`${module}.`) || frame.function.includes(`.${module}.`);
 }
 
 /**
@@ -217,6 +220,16 @@ const BIN_SCRIPT = /[\\/]bin[\\/][\w-]+$/;
  * Traceback (most recent call last):" / '  File "src/storage/./pooled_storage_manager.h", line 161'), and that is the library.
  */
 const NATIVE_SOURCE = /\.(?:h|hh|hpp|c|cc|cpp|cxx|cu|cuh)$/;
+
+/**
+ * The frames of a traceback whose newlines a paste lost, all on the exception's line ("Traceback (most recent call last): File
+ * "main.py", line 118, in <module> train(opt) File "…", line 48, in train … RuntimeError: …"), outermost first.
+ */
+export function framesOnLine(text: string): SourceFrame[] {
+  const header = text.search(/T ?raceback \(most recent call last\):/);
+  if (header < 0) return [];
+  return [...text.slice(header).matchAll(/File "([^"]+)", line (\d+), in ([^\s,]+)/g)].map((m) => ({ file: m[1]!, line: Number(m[2]), function: m[3]! }));
+}
 
 /** True for frames in the standard library, the framework or an installed package. */
 export function isLibraryFrame(frame: SourceFrame): boolean {

@@ -11,7 +11,7 @@
  * - NCCL's Python-side error joins the collective OOM it reports (or the hang it belongs to).
  */
 import type { Evidence, Fix, Platform, SourceFrame, Verdict, VerdictKind } from '../protocol';
-import { faulthandlerFrames, userFrames } from './frames';
+import { faulthandlerFrames, framesOnLine, userFrames } from './frames';
 import { placeAround } from './evidencePlace';
 import { agreeOnFailure } from './fixes';
 import { NUMBER_FIELDS, type Finding, type LineView, type Numbers } from './signatures/types';
@@ -85,6 +85,8 @@ function tracebackOf(line: LineView, finding: Finding): Pick<Group, 'frames' | '
     if (frames.length > 0) return { frames: [...line.chainedTraceback(), ...frames] };
     break;
   }
+  const flattened = framesOnLine(line.content);
+  if (flattened.length > 0) return { frames: flattened };
   const following = line.followingTraceback();
   // A failure that aborted the interpreter (a runtime's abort() inside a call from Python) is followed by faulthandler's dump
   // of the Python stacks ("Fatal Python error: Aborted", then the threads' frames): the frames of the call it aborted in.

@@ -246,13 +246,16 @@ const GGML_ERROR_TAIL = /^\s*current device:|^\s+\S|GGML_ASSERT|ggml-cuda\.cu:\d
 const ggmlAbort: Signature = {
   id: 'ggml-cuda-abort',
   platform: 'cuda',
-  // Both formats end in "out of memory", already a needle: each needle costs on every candidate line.
-  needles: ['out of memory'],
+  // Both formats end in "out of memory", already a needle: each needle costs on every candidate line. A cuBLAS call's
+  // status is printed with cuBLAS's own string: CUBLAS_STATUS_ALLOC_FAILED is "the resource allocation failed".
+  needles: ['out of memory', 'the resource allocation failed'],
   match(line) {
     const error = GGML_ERROR.exec(line.content);
     // A paste with a blank line after every line (a console copied through a renderer) has the device line two down.
     const device = GGML_DEVICE.exec(unlogged(line.next(1))) ?? (unlogged(line.next(1)).trim() === '' ? GGML_DEVICE.exec(unlogged(line.next(2))) : null);
-    if (!error || !/out of memory/.test(error[2]!)) return undefined;
+    if (!error || !/out of memory|^the resource allocation failed/.test(error[2]!)) return undefined;
+    const cublas = /^the resource allocation failed/.test(error[2]!);
+    if (cublas && !device) return undefined;
     // Without the "current device" line (a log cut right after the error), ggml's own source in the old format ("CUDA error 2 at
     // /path/ggml-cuda.cu:4856: out of memory", CUDA_CHECK then exit(1)) or its backend's names in the load log above ("CUDA0 KV
     // buffer size", "CUDA_Host compute buffer") say the process was ggml's.
@@ -270,7 +273,7 @@ const ggmlAbort: Signature = {
       kind: 'runtime-abort',
       platform,
       catchable: false,
-      summary: `llama.cpp/ggml aborted: ${error[1]} out of memory` + (index >= 0 ? ` on device ${index}` : ''),
+      summary: `llama.cpp/ggml aborted: ${cublas ? 'cuBLAS could not allocate its handle or workspace (CUBLAS_STATUS_ALLOC_FAILED)' : `${error[1]} out of memory`}` + (index >= 0 ? ` on device ${index}` : ''),
       explanation:
         `ggml checks every ${error[1]} call and aborts the process when one fails, so running out of device memory in the middle of a run (a pool or ` +
         'compute buffer growing with the context or the batch) ends it without an error the caller could handle.',

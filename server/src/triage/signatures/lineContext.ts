@@ -51,10 +51,12 @@ const UNCAUGHT = /terminating (?:due to|with) uncaught exception|terminate calle
 /**
  * What a process prints as it ends on an error nothing handled: an uncaught exception's report (UNCAUGHT), Open MPI's
  * banner for MPI_Abort (a check that aborts every rank on a failed call: mpi4jax's) and MPICH's ("Abort(1) on node 3 (rank 3
- * in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1)"), the shell's (bash's "Aborted", zsh's
+ * in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1)"), roslaunch's report of a node that exited ("[node-2] process has
+ * died [pid 1669, exit code 255, …]"), MXNet's threaded engine's LOG(FATAL) on an operation's error ("An fatal error occurred in
+ * asynchronous engine operation"), the shell's (bash's "Aborted", zsh's
  * "zsh: abort") or the C library's abort report.
  */
-const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|\bapplication called MPI_Abort\(|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\bzsh: abort\b`);
+const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|\bapplication called MPI_Abort\(|\bprocess has died \[pid \d+, exit code -?[1-9]|\bAn fatal error occurred in asynchronous engine operation\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\bzsh: abort\b`);
 /**
  * A failed C assert() in a function that checks an error, which aborts (glibc: "darknet: ./src/cuda.c:36: check_error: Assertion
  * `0' failed."): right under an error it is the check of that error (darknet checks every CUDA call so); further down, or in
