@@ -249,7 +249,7 @@ import { loadCorpus, ratio, scoreCorpus, splitOf, splitsOf } from './triage-corp
  */
 const FLOORS = {
   train: { kind: 1, exact: 1 },
-  holdout: { kind: 40 / 41, exact: 1 },
+  holdout: { kind: 41 / 41, exact: 1 },
   blind: { kind: 1, exact: 1 },
   blind2: { kind: 1, exact: 1 },
   blind3: { kind: 1, exact: 1 },
@@ -257,100 +257,100 @@ const FLOORS = {
   blind5: { kind: 1, exact: 1 },
   blind6: { kind: 1, exact: 1 },
   // Not tuned: its first run is the floor.
-  blind7: { kind: 21 / 22, exact: 1 },
+  blind7: { kind: 22 / 22, exact: 1 },
   blind8: { kind: 1, exact: 1 },
-  blind9: { kind: 111 / 112, exact: 1 },
+  blind9: { kind: 112 / 112, exact: 1 },
   blind10: { kind: 1, exact: 1 },
-  blind11: { kind: 101 / 112, exact: 102 / 108 },
+  blind11: { kind: 111 / 112, exact: 102 / 108 },
   // First run kind 89/104, exact 198/213; after its classes were filled:
-  blind12: { kind: 99 / 104, exact: 209 / 213 },
+  blind12: { kind: 104 / 104, exact: 210 / 213 },
   // Not tuned: its first run (the engine after blind12's classes) is the floor.
-  blind13: { kind: 74 / 96, exact: 114 / 126 },
+  blind13: { kind: 95 / 96, exact: 122 / 126 },
   // First run kind 68/95, exact 52/68; after its classes were filled: kind 91/95, exact 67/68.
-  blind14: { kind: 91 / 95, exact: 67 / 68 },
+  blind14: { kind: 95 / 95, exact: 67 / 68 },
   // First run kind 77/96, exact 83/92; after its classes were filled: kind 89/96, exact 87/92; 90/96 after the
   // fifth session's per-allocation-limit convention (TRIAGE.md).
-  blind15: { kind: 90 / 96, exact: 87 / 92 },
+  blind15: { kind: 93 / 96, exact: 88 / 92 },
   // First run kind 75/96, exact 90/98; after its classes were filled: kind 94/96, exact 98/98.
-  blind16: { kind: 94 / 96, exact: 98 / 98 },
+  blind16: { kind: 96 / 96, exact: 98 / 98 },
   // First run kind 64/92, exact 108/117; after its classes were filled: kind 79/92, exact 115/117.
-  blind17: { kind: 79 / 92, exact: 115 / 117 },
+  blind17: { kind: 86 / 92, exact: 115 / 117 },
   // First run kind 53/75, exact 61/74; after its classes were filled: kind 70/75, exact 70/74; 71/75 and 72/74
   // after the per-allocation-limit convention.
-  blind18: { kind: 71 / 75, exact: 72 / 74 },
+  blind18: { kind: 73 / 75, exact: 72 / 74 },
   // First run kind 73/96, exact 89/97; after its classes were filled: kind 92/96, exact 96/97; 95/96 after the
   // per-allocation-limit convention.
-  blind19: { kind: 95 / 96, exact: 96 / 97 },
+  blind19: { kind: 96 / 96, exact: 96 / 97 },
   // First run kind 75/96, exact 91/94; after its classes were filled: kind 91/96, exact 94/94.
-  blind20: { kind: 91 / 96, exact: 94 / 94 },
+  blind20: { kind: 96 / 96, exact: 94 / 94 },
   // First run kind 76/96, exact 57/70; after its classes were filled: kind 94/96, exact 70/70.
-  blind21: { kind: 94 / 96, exact: 70 / 70 },
+  blind21: { kind: 96 / 96, exact: 70 / 70 },
   // First run kind 75/95, exact 89/99; after its classes were filled: kind 87/95, exact 94/99.
-  blind22: { kind: 87 / 95, exact: 94 / 99 },
+  blind22: { kind: 94 / 95, exact: 95 / 99 },
   // First run kind 86/93, exact 137/147; after its classes were filled: kind 92/93, exact 147/147.
   blind23: { kind: 92 / 93, exact: 147 / 147 },
   // First run kind 81/92, exact 152/160; after its classes were filled: kind 91/92, exact 160/160.
   blind24: { kind: 91 / 92, exact: 160 / 160 },
-  blind25: { kind: 88 / 95, exact: 125 / 132 },
-  blind26: { kind: 80 / 85, exact: 148 / 150 },
-  blind27: { kind: 90 / 96, exact: 117 / 118 },
+  blind25: { kind: 93 / 95, exact: 126 / 132 },
+  blind26: { kind: 84 / 85, exact: 148 / 150 },
+  blind27: { kind: 92 / 96, exact: 118 / 118 },
   blind28: { kind: 86 / 87, exact: 103 / 106 },
   blind29: { kind: 85 / 86, exact: 136 / 136 },
   // First run kind 68/72, exact 50/55; after its classes were filled: kind 72/72, exact 52/55.
   blind30: { kind: 72 / 72, exact: 52 / 55 },
   // First run kind 76/88, exact 145/163; after its classes were filled: kind 86/88, exact 146/163.
-  blind31: { kind: 86 / 88, exact: 146 / 163 },
+  blind31: { kind: 87 / 88, exact: 146 / 163 },
   // First run kind 85/95, exact 120/141; after its classes were filled: kind 93/95, exact 131/141.
-  blind32: { kind: 93 / 95, exact: 131 / 141 },
+  blind32: { kind: 94 / 95, exact: 132 / 141 },
   // First run kind 82/86, exact 167/173; after its classes were filled: kind 84/86, exact 169/173.
-  blind33: { kind: 84 / 86, exact: 169 / 173 },
+  blind33: { kind: 85 / 86, exact: 169 / 173 },
   // First run kind 71/84, exact 95/104; after its classes were filled: kind 79/84, exact 102/104.
-  blind34: { kind: 79 / 84, exact: 102 / 104 },
+  blind34: { kind: 81 / 84, exact: 102 / 104 },
   // First run kind 81/91, exact 97/113; after its classes were filled: kind 85/91, exact 98/113.
-  blind35: { kind: 85 / 91, exact: 98 / 113 },
-  blind36: { kind: 27 / 28, exact: 50 / 56 },
+  blind35: { kind: 87 / 91, exact: 101 / 113 },
+  blind36: { kind: 28 / 28, exact: 54 / 56 },
   // First run kind 78/90, exact 124/131; after its classes were filled: kind 85/90, exact 128/131.
-  blind37: { kind: 85 / 90, exact: 128 / 131 },
+  blind37: { kind: 87 / 90, exact: 128 / 131 },
   // First run kind 66/73, exact 88/97; after its classes were filled: kind 68/73, exact 95/97.
-  blind38: { kind: 68 / 73, exact: 95 / 97 },
+  blind38: { kind: 73 / 73, exact: 95 / 97 },
   // First run kind 62/69, exact 83/99; after its classes were filled: kind 67/69, exact 93/99.
-  blind39: { kind: 67 / 69, exact: 93 / 99 },
+  blind39: { kind: 67 / 69, exact: 95 / 99 },
   // First run kind 85/95, exact 304/309; after its classes were filled: kind 91/95, exact 307/309.
   blind40: { kind: 91 / 95, exact: 307 / 309 },
   // First run kind 95/96, exact 365/376; after its class was filled: kind 95/96, exact 366/376.
-  blind41: { kind: 95 / 96, exact: 366 / 376 },
+  blind41: { kind: 95 / 96, exact: 367 / 376 },
   // First run kind 73/86, exact 136/141; after one class was filled: kind 74/86.
-  blind42: { kind: 74 / 86, exact: 136 / 141 },
+  blind42: { kind: 84 / 86, exact: 136 / 141 },
   blind43: { kind: 37 / 39, exact: 43 / 46 },
   // First run kind 136/171, exact 321/352; after its classes were filled (triage-blind44.test.ts): kind 161/171, exact 347/352;
   // after a review of those classes, 160/171 (a failure stated at the end again outranks a skipped batch, as it should).
-  blind44: { kind: 160 / 171, exact: 347 / 352 },
+  blind44: { kind: 165 / 171, exact: 347 / 352 },
   // First run kind 112/128, exact 291/316; after its classes were filled (triage-blind45.test.ts): kind 123/128, exact 304/316.
   blind45: { kind: 123 / 128, exact: 304 / 316 },
   // First run kind 102/126, exact 103/107; after its classes were filled (triage-blind46.test.ts): kind 113/126, exact 104/107.
-  blind46: { kind: 113 / 126, exact: 104 / 107 },
+  blind46: { kind: 124 / 126, exact: 104 / 107 },
   // First run kind 83/99, exact 66/78; after its classes were filled (triage-blind47.test.ts): kind 89/99, exact 75/78.
-  blind47: { kind: 89 / 99, exact: 75 / 78 },
+  blind47: { kind: 94 / 99, exact: 75 / 78 },
   // First run kind 40/47, exact 9/18; after its classes were filled (triage-blind48.test.ts): kind 45/47, exact 16/18.
-  blind48: { kind: 45 / 47, exact: 16 / 18 },
+  blind48: { kind: 47 / 47, exact: 17 / 18 },
   blind49: { kind: 15 / 17, exact: 9 / 10 },
   // First run kind 139/150, exact 139/159; after its classes were filled (triage-blind50.test.ts): kind 148/150, exact 148/159.
-  blind50: { kind: 148 / 150, exact: 148 / 159 },
+  blind50: { kind: 149 / 150, exact: 149 / 159 },
   // First run kind 131/150, exact 123/152; after its classes were filled (triage-blind51.test.ts): kind 148/150, exact 136/152.
-  blind51: { kind: 148 / 150, exact: 136 / 152 },
+  blind51: { kind: 148 / 150, exact: 140 / 152 },
   // First run kind 124/150, exact 236/264; after its classes were filled (triage-blind52.test.ts): kind 142/150, exact 244/264.
-  blind52: { kind: 142 / 150, exact: 244 / 264 },
+  blind52: { kind: 143 / 150, exact: 247 / 264 },
   // First run kind 121/150, exact 253/269; after its classes were filled (triage-blind53.test.ts): kind 147/150, exact 256/269.
-  blind53: { kind: 147 / 150, exact: 256 / 269 },
+  blind53: { kind: 147 / 150, exact: 263 / 269 },
   // First run kind 133/150, exact 133/151; after its classes were filled (triage-blind54.test.ts): kind 148/150, exact 139/151.
   blind54: { kind: 148 / 150, exact: 139 / 151 },
   // First run kind 138/150, exact 235/269; after its classes were filled (triage-blind55.test.ts): kind 146/150, exact 238/269.
-  blind55: { kind: 146 / 150, exact: 238 / 269 },
+  blind55: { kind: 147 / 150, exact: 238 / 269 },
   // First run kind 143/150, exact 171/200; after its classes were filled (triage-blind56.test.ts): kind 147/150, exact 181/200.
-  blind56: { kind: 147 / 150, exact: 181 / 200 },
+  blind56: { kind: 147 / 150, exact: 185 / 200 },
   // First run kind 136/145, exact 152/162; after its classes were filled (triage-blind57.test.ts): kind 141/145, exact 153/162.
-  blind57: { kind: 141 / 145, exact: 153 / 162 },
-  blind58: { kind: 73 / 79, exact: 80 / 90 },
+  blind57: { kind: 142 / 145, exact: 155 / 162 },
+  blind58: { kind: 75 / 79, exact: 84 / 90 },
   // First run kind 129/150 (133/150 after four labels moved to the corpus's conventions), exact 76/99; after its classes were
   // filled (triage-blind59.test.ts): kind 143/150, exact 89/99.
   blind59: { kind: 143 / 150, exact: 89 / 99 },
@@ -360,7 +360,7 @@ const FLOORS = {
   blind61: { kind: 147 / 150, exact: 104 / 107 },
   // First run kind 134/150 (136/150 after two labels moved to the corpus's conventions), exact 95/108; after its classes were
   // filled (triage-blind62.test.ts): kind 146/150, exact 99/108.
-  blind62: { kind: 146 / 150, exact: 100 / 108 },
+  blind62: { kind: 146 / 150, exact: 101 / 108 },
   // First run kind 135/150, exact 156/172; after its classes were filled (triage-blind63.test.ts): kind 143/150, exact 158/172;
   // with the devices around a failure (evidencePlace.ts) 160/172.
   blind63: { kind: 143 / 150, exact: 162 / 172 },
@@ -383,8 +383,8 @@ const FLOORS = {
   // First run kind 144/150 (145/150 after one label moved to the guide's fragmentation rule), exact 113/119; after its classes
   // were filled (triage-blind70.test.ts): kind 148/150, exact 116/119.
   blind70: { kind: 148 / 150, exact: 116 / 119 },
-  // First run kind 143/150, exact 151/166.
-  blind71: { kind: 143 / 150, exact: 151 / 166 },
+  // First run kind 143/150, exact 151/166; after its classes were filled (triage-blind71.test.ts): kind 147/150, exact 154/166.
+  blind71: { kind: 147 / 150, exact: 154 / 166 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

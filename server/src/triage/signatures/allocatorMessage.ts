@@ -125,9 +125,10 @@ export function parseHeadlessAllocatorMessage(raw: string): AllocatorMessage | u
 
 /**
  * The new era's message cut right after its request (a paste or a quote that stopped at "… Tried to allocate 18.00 GiB. GPU ",
- * a log line cut at its width): the head is whole, so the request is read; the sentences that were cut give nothing.
+ * a log line cut at its width), or inside its first sentence before the total's unit ("… GPU 0 has a total capacity of 22.17"):
+ * the head is whole, so the request is read, and the device when it was printed; the sentences that were cut give nothing.
  */
-const CUT_AFTER_REQUEST = /^\.?\s*(?:(GPU|NPU|XPU|Device)\s*(\d*)\s*)?$/;
+const CUT_AFTER_REQUEST = /^\.?\s*(?:(GPU|NPU|XPU|Device)\s*(\d*)(?:\s*has(?: a(?: total(?: capac\w*(?: of(?: [\d.]*)?)?)?)?)?)?\s*)?$/;
 
 function readNewFormat(rest: string, result: AllocatorMessage): AllocatorMessage | undefined {
   const device = NEW_DEVICE.exec(rest);
@@ -217,8 +218,19 @@ export function allocatorMessageText(line: LineView): string {
     }
     return text;
   }
-  // 2.x's message is some 420 characters: wrapped at 80 columns it takes six lines.
-  return unwrapped(line) ?? softWrapped(line, allocatorMessageComplete, /Tried to allocate/, 6) ?? line.content;
+  // 2.x's message is some 420 characters: wrapped at 80 columns it takes six lines. A paste wrapped at a width that varies
+  // from line to line breaks inside words ("this proce" / "ss has"); the reading that gives more of the message's numbers wins.
+  const hard = unwrapped(line);
+  if (hard !== undefined) return hard;
+  const spaced = softWrapped(line, allocatorMessageComplete, /Tried to allocate/, 6);
+  const glued = softWrapped(line, allocatorMessageComplete, /Tried to allocate/, 6, true);
+  if (spaced === undefined || glued === undefined || glued === spaced) return spaced ?? line.content;
+  return numbersRead(glued) > numbersRead(spaced) ? glued : spaced;
+}
+
+/** How many of its numbers an allocator message gives. */
+function numbersRead(text: string): number {
+  return Object.keys(parseAllocatorMessage(text)?.numbers ?? {}).length;
 }
 
 /** The parenthesised, semicolon-separated era; a message cut off before ")" still yields its fields. */

@@ -1081,6 +1081,7 @@ function handleMemoryUsageBelow(line: LineView): { numbers: Numbers; at: number 
 const ROCM_LIBRARY_ABOVE = /\bHIPBLAS(?:LT)?_STATUS_[A-Z_]+|\bhipblasLt\w*|\brocBLAS error: |\bMIOpen(?:\(HIP\))?:? Error\b|\bmiopenStatus[A-Z]\w*/;
 /** The allocation statuses of ROCm's math libraries, as their names appear in a ROCm build's "CUDA error: …". */
 const ROCM_ALLOC_STATUS = /\bHIPBLAS(?:LT)?_STATUS_ALLOC_FAILED\b|\brocblas_status_memory_error\b|\bmiopenStatusAllocFailed\b/;
+const JIT_ALLOCATION_FAILURE = /^\s*fatal\s*: Memory allocation failure\s*$/;
 const otherRuntimeError: Signature = {
   id: 'cuda-runtime-error',
   platform: 'cuda',
@@ -1090,6 +1091,9 @@ const otherRuntimeError: Signature = {
     // The rest of the line, not only up to its first dot: a check macro names a file first ("CUDA error:
     // build/xgboost/…/device_helpers.cuh(386): out of memory").
     if (!m || /out of memory/i.test(line.content.slice(m.index))) return undefined;
+    // The driver's JIT compiler out of memory beside it ("fatal   : Memory allocation failure", then "CUDA error: unknown
+    // error" or "no error"): the compile of a kernel could not get memory; the other-OOM reading takes that line.
+    if ([-3, -2, -1, 1, 2, 3].some((k) => JIT_ALLOCATION_FAILURE.test((k < 0 ? line.previous(-k) : line.next(k)) ?? ''))) return undefined;
     // PyTorch's ROCm build names a ROCm library's allocation status inside its "CUDA error: …" ("CUDA error:
     // HIPBLAS_STATUS_ALLOC_FAILED when calling `hipblasCreate(handle)`", hipblas.h; rocblas_status_memory_error,
     // rocblas-types.h; miopenStatusAllocFailed, miopen.h): the library could not allocate its handle or workspace on a full

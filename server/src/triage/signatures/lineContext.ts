@@ -53,10 +53,11 @@ const UNCAUGHT = /terminating (?:due to|with) uncaught exception|terminate calle
  * banner for MPI_Abort (a check that aborts every rank on a failed call: mpi4jax's) and MPICH's ("Abort(1) on node 3 (rank 3
  * in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1)"), roslaunch's report of a node that exited ("[node-2] process has
  * died [pid 1669, exit code 255, …]"), MXNet's threaded engine's LOG(FATAL) on an operation's error ("An fatal error occurred in
- * asynchronous engine operation"), the shell's (bash's "Aborted", zsh's
+ * asynchronous engine operation"), Windows' fail-fast status (0xC0000409, "exited with code -1073740791": abort() and
+ * std::terminate end a process so), the shell's (bash's "Aborted", zsh's
  * "zsh: abort") or the C library's abort report.
  */
-const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|\bapplication called MPI_Abort\(|\bprocess has died \[pid \d+, exit code -?[1-9]|\bAn fatal error occurred in asynchronous engine operation\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\bzsh: abort\b`);
+const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|\bapplication called MPI_Abort\(|\bexit(?:ed)? with code -1073740791\b|\bprocess has died \[pid \d+, exit code -?[1-9]|\bAn fatal error occurred in asynchronous engine operation\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\bzsh: abort\b`);
 /**
  * A failed C assert() in a function that checks an error, which aborts (glibc: "darknet: ./src/cuda.c:36: check_error: Assertion
  * `0' failed."): right under an error it is the check of that error (darknet checks every CUDA call so); further down, or in
@@ -219,15 +220,17 @@ export function richRecordMessage(line: LineView): string | undefined {
  * space until it does. Stops at a blank line, a traceback or frame line, or a line that starts another
  * message of the same kind (`restarts`). Undefined when the line is already complete or nothing joins.
  */
-export function softWrapped(line: LineView, complete: (text: string) => boolean, restarts: RegExp, maxLines = 3): string | undefined {
+export function softWrapped(line: LineView, complete: (text: string) => boolean, restarts: RegExp, maxLines = 3, insideWords = false): string | undefined {
   if (complete(line.content)) return undefined;
   let text = line.content;
   for (let k = 1; k <= maxLines; k++) {
     const next = line.next(k);
     if (next === undefined || next.trim() === '' || restarts.test(next) || /Traceback \(most recent call last\)|^\s*File "/.test(next)) break;
     // A number broken by a fixed-width wrap ("… 16.9" / "4 GiB reserved …") is one number: the messages
-    // these read never end a line on a bare number (a size always has its unit after it).
-    text = /[\d.]$/.test(text) && /^[\d.]/.test(next) ? `${text}${next.trim()}` : `${text.trimEnd()} ${next.trim()}`;
+    // these read never end a line on a bare number (a size always has its unit after it). With `insideWords`, a break
+    // between two letters is read as inside a word ("this proce" / "ss has"), as a paste wrapped at a width that varies.
+    const glued = (/[\d.]$/.test(text) && /^[\d.]/.test(next)) || (insideWords && /[A-Za-z]$/.test(text) && /^[a-z]/.test(next));
+    text = glued ? `${text}${next.trim()}` : `${text.trimEnd()} ${next.trim()}`;
     if (complete(text)) return text;
   }
   return text === line.content ? undefined : text;

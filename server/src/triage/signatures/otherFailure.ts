@@ -671,6 +671,24 @@ export const otherFailure: Signature = {
       // Windows refusing to commit memory (ERROR_COMMITMENT_LIMIT, 1455: "[WinError 1455] The paging file is too small for this
       // operation to complete", in the system's language), raised as OSError, typically while torch maps its CUDA DLLs in each
       // DataLoader worker: the host's RAM plus paging file ran out.
+      // ENOMEM as an OSError ("OSError: [Errno 12] Cannot allocate memory", fork or mmap refused): host memory, also when a
+      // paste cut the words after the code.
+      if (/^\[Errno 12\]/.test(ex[3]?.trim() ?? '')) {
+        return raisedOom(line, text, [hostMemory], {
+          platform: 'cpu',
+          summary: 'Host out of memory: the system refused memory (ENOMEM, errno 12)',
+          explanation: `The program received ${ex[1]} with errno 12 (ENOMEM): the kernel would not give the process memory (a fork, an mmap, an allocation), for lack of RAM, swap or commit. It could have caught it.`,
+        });
+      }
+      // NumPy's size check ("ValueError: array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible
+      // size."): an array over the largest allocation NumPy can ask for, a request refused before the allocator.
+      if (type === 'ValueError' && /^array is too big\b/.test(ex[3]?.trim() ?? '')) {
+        return raisedOom(line, text, [shrinkPeak('the array (a smaller dtype such as float32, chunks, or np.memmap)')], {
+          platform: 'cpu',
+          summary: 'Out of memory: NumPy refused an array larger than the largest it can allocate ("array is too big")',
+          explanation: `The program received ${ex[1]}: the array's size in bytes is over NumPy's limit for one allocation (the address space of the build), so no memory was asked for. It could have caught it.`,
+        });
+      }
       if (WINDOWS_COMMIT_LIMIT.test(text)) {
         return raisedOom(line, text, [hostMemory, windowsPagingFile], {
           platform: 'cpu',
