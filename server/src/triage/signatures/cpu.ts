@@ -48,9 +48,10 @@ const cpuAllocator: Signature = {
  */
 /**
  * The exception's line, also behind a logger's timestamp and bracketed field (Twisted's "2018-07-26 20:54:41+0000 [-] MemoryError")
- * or as Chaquopy hands it to Java ("com.chaquo.python.PyException: MemoryError: ").
+ * or as Chaquopy hands it to Java ("com.chaquo.python.PyException: MemoryError: "), and as VS Code's Python debugger stops on
+ * it ("Exception has occurred: MemoryError").
  */
-const MEMORY_ERROR = /^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:\[[^\]]*\] )?)?(?:[\w.]+\.PyException: )?(?:[A-Za-z_]\w*\.)*_?(?:Array|Arrow)?MemoryError\b/;
+const MEMORY_ERROR = /^\s*(?:\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[.,]\d+)?(?:Z|[+-]\d\d:?\d\d)? (?:\[[^\]]*\] )?)?(?:[\w.]+\.PyException: |Exception has occurred: )?(?:[A-Za-z_]\w*\.)*_?(?:Array|Arrow)?MemoryError\b/;
 /** Arrow's allocator's own message (pyarrow.lib.ArrowMemoryError: "realloc of size 2172846080 failed", "malloc of size 64 failed"). */
 const ARROW_REQUEST = /\b(?:realloc|malloc|allocate|alloc) of size (\d+) failed\b/;
 /** NumPy's message, also alone: an application that caught the error and printed its message ("Error Occured: unable to allocate …"). */
@@ -539,9 +540,11 @@ const kernelOomKill: Signature = {
  * The end of a progress bar as tqdm draws it: "| 331/1063 [01:06<03:59,  3.06it/s]" or, without a
  * total, "331it [01:06, 3.06it/s]", and as mmcv's ProgressBar does: "… 1.5 task/s, elapsed: 673s, ETA:  2621s". The bar ends
  * without a line break, so the shell's report of the kill lands right after it on the same line, even inside the frame it
- * was drawing ("[00:08<00:07,  3.95s/it[1]    1483979 killed …").
+ * was drawing ("[00:08<00:07,  3.95s/it[1]    1483979 killed …"), or right after its blocks when the frame was cut at the
+ * terminal's width ("layers.25:  77%|█████████Killed"). With the cursor back at the line's start, the report overwrites the
+ * bar's first characters instead ("Killed:   0%|▏     | 4/2628 [00:11<2:09:00,  2.95s/it]").
  */
-const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]?$|\belapsed: \d+s, ETA: +\d+s$|^\s*\d+\/\d+ \[[=>.]+\] - .*$/;
+const PROGRESS_BAR_END = /\[\d+:\d\d(?::\d\d)?(?:<|, )[^\]]*\]?$|\belapsed: \d+s, ETA: +\d+s$|^\s*\d+\/\d+ \[[=>.]+\] - .*$|\b\d{1,3}%\|[█▏▎▍▌▋▊▉#]+$/;
 
 /**
  * How shells report a job killed by SIGKILL, at the end of a line: bash's "Killed" (its
@@ -601,7 +604,8 @@ const shellKilled: Signature = {
     const c = last.replace(SYSLOG_PREFIX, '').replace(/^(\*\*|__|`)(.+)\1$/, '$2').trim();
     const report = KILL_REPORT.exec(c) ?? ZSH_JOB_KILLED.exec(c);
     const before = report ? c.slice(0, report.index).trim() : undefined;
-    if (!JOB_KILLED.test(c) && !(before !== undefined && (before === '' || PROGRESS_BAR_END.test(before)))) return undefined;
+    const overwroteBar = /^Killed\b/.test(c) && PROGRESS_BAR_END.test(c);
+    if (!JOB_KILLED.test(c) && !overwroteBar && !(before !== undefined && (before === '' || PROGRESS_BAR_END.test(before)))) return undefined;
     // SGLang's scheduler watchdog kills the server's own process tree after it fires ("Watchdog timeout
     // (self.watchdog_timeout=300)"): the shell's Killed under it is that kill, not the host's.
     for (let k = 1; k <= 30; k++) if (/\bWatchdog timeout \(self\.watchdog_timeout=\d+\)/.test(line.previous(k) ?? '')) return undefined;

@@ -1505,12 +1505,33 @@ const PADDLE = new RegExp(String.raw`Out of memory error on (GPU|NPU|XPU|MLU|\w+
 
 /** Paddle 1.x's GPU allocator check ("paddle.fluid.core.EnforceNotMet: enforce allocating <= available failed, 10513462067 > 1369702144"). */
 const PADDLE_ENFORCE = /\benforce allocating <= available failed, (\d+) > (\d+)/;
+/**
+ * Paddle's host allocator (memory/detail/system_allocator.cc, CPUAllocator: posix_memalign's error): "ResourceExhaustedError: Fail
+ * to alloc memory of 564023296 size, error code is 12." (12 is ENOMEM): host memory, with the request.
+ */
+const PADDLE_HOST_ALLOC = /\bFail to alloc memory of (\d+) size\b/;
 
 const paddleOom: Signature = {
   id: 'paddle-out-of-memory',
   platform: 'cuda',
-  needles: ['Out of memory error on ', 'allocating <= available'],
+  needles: ['Out of memory error on ', 'allocating <= available', 'Fail to alloc memory of '],
   match(line) {
+    const host = PADDLE_HOST_ALLOC.exec(line.content);
+    if (host) {
+      const requested = Number(host[1]);
+      return {
+        signature: 'paddle-out-of-memory',
+        role: 'failure',
+        kind: 'catchable-oom',
+        platform: 'cpu',
+        catchable: true,
+        summary: `PaddlePaddle out of host memory: ${formatBytes(requested)} requested`,
+        explanation: 'Paddle\'s host allocator could not get memory for the request (the system refused it) and raised ResourceExhaustedError, which the program could have caught.',
+        ...(line.rank !== undefined && { rank: line.rank }),
+        numbers: { requestedBytes: requested },
+        fixes: [hostMemory],
+      };
+    }
     const enforce = PADDLE_ENFORCE.exec(line.content);
     if (enforce) {
       const requested = Number(enforce[1]);

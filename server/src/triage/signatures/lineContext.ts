@@ -54,10 +54,10 @@ const UNCAUGHT = /terminating (?:due to|with) uncaught exception|terminate calle
  * in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1)"), roslaunch's report of a node that exited ("[node-2] process has
  * died [pid 1669, exit code 255, …]"), MXNet's threaded engine's LOG(FATAL) on an operation's error ("An fatal error occurred in
  * asynchronous engine operation"), Windows' fail-fast status (0xC0000409, "exited with code -1073740791": abort() and
- * std::terminate end a process so), the shell's (bash's "Aborted", zsh's
+ * std::terminate end a process so), a crash handler catching a crash signal (Unreal Engine's "Signal 11 caught."), the shell's (bash's "Aborted", zsh's
  * "zsh: abort") or the C library's abort report.
  */
-const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|\bapplication called MPI_Abort\(|\bexit(?:ed)? with code -1073740791\b|\bprocess has died \[pid \d+, exit code -?[1-9]|\bAn fatal error occurred in asynchronous engine operation\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\bzsh: abort\b`);
+const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|\bapplication called MPI_Abort\(|^\s*(?:Signal (?:4|6|7|8|11) caught\b|Caught signal (?:4|6|7|8|11)\b)|\bexit(?:ed)? with code -1073740791\b|\bprocess has died \[pid \d+, exit code -?[1-9]|\bAn fatal error occurred in asynchronous engine operation\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\bzsh: abort\b`);
 /**
  * A failed C assert() in a function that checks an error, which aborts (glibc: "darknet: ./src/cuda.c:36: check_error: Assertion
  * `0' failed."): right under an error it is the check of that error (darknet checks every CUDA call so); further down, or in

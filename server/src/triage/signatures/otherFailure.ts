@@ -54,8 +54,8 @@ export const TAIL_ANCHORS: readonly string[] = ['Error', 'Exception', 'terminate
   'Killed signal terminated program', 'exit(?:ed)?\\b[\\w ]{0,24}[:(]?\\s*137\\b', 'oom[-_]kill event', 'out_of_memory\\+0x', 'oom_kill_process\\+0x',
   // Colab's RAM crash notice (cpu.ts tailHostKill); redis's and mimalloc's allocation failures (tailAllocFailure below).
   'all available RAM', 'more memory than is available', 'memory budget', 'aborting for OUT OF MEMORY', 'mimalloc: error: unable to allocate',
-  // Windows' commit limit in its own words (tailWindowsCommitLimit).
-  'paging file is too? small',
+  // Windows' commit limit in its own words (tailWindowsCommitLimit); OpenVINO's GPU plugin over its largest allocation (tailAllocFailure).
+  'paging file is too? small', 'Exceeded max size of memory object',
   // CUDA_CHECK's 'CUDA error N at' is read through 'CUDA error' above; vLLM's client seeing its engine process die; Ollama's host-memory refusal (tailModelDoesNotFit).
   'Engine core proc \\S+ died unexpectedly', 'requires more system memory',
   // nccl-tests' count of wrong results; rdma-core's mlx5 error completion (nativeFailure).

@@ -81,6 +81,12 @@ const OPENCL_CONTEXT = /\bOpenCL\b|\bCL_[A-Z]|\(-5\)/i;
  * clEnqueueNDRangeKernel, error code: -5" and "[GPU] out of GPU resources" are CL_OUT_OF_RESOURCES.
  */
 const OPENVINO_OUT_OF_RESOURCES = /\[GPU\] (?:cl[A-Z]\w*, error code: -5\b|out of GPU resources\b)/;
+/**
+ * The same plugin refusing one memory object over the device's largest allocation (ocl_engine.cpp's check
+ * "!exceed_allocatable_mem_size": "[GPU] Exceeded max size of memory object allocation: requested 11271610368 bytes, but max alloc
+ * size supported by device is 4294959104 bytes."): a request over a per-allocation limit, raised as RuntimeError.
+ */
+const OPENVINO_MAX_ALLOC = /\[GPU\] Exceeded max size of memory object allocation: requested (\d+) bytes, but max alloc size supported by device is (\d+) bytes/;
 const TT_METAL_BANK_STATE = /\(allocated: (\d+) B, free: (\d+) B, largest free block: \d+ B\)/;
 /**
  * tt-metal's check that a program's static circular buffers fit a core's L1 (program.cpp validate_circular_buffer_region,
@@ -210,7 +216,7 @@ function allocFailure(
 export const tailAllocFailure: Signature = {
   id: 'other-alloc-failure',
   platform: 'cpu',
-  needles: ['Could not reserve enough space', 'insufficient memory for the Java Runtime', 'CUresult error', 'Cuda Error in ', 'code=2 "', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'larger than buffer maximum', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'allocated circular buffers', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources', '[GPU] cl', '[GPU] out of GPU resources'],
+  needles: ['Could not reserve enough space', 'insufficient memory for the Java Runtime', 'CUresult error', 'Cuda Error in ', 'code=2 "', 'Java heap space', 'GC overhead limit', 'Metaspace', 'Compressed class space', 'exceeds VM limit', 'Direct buffer memory', 'Command buffer execution failed', 'maximum allowed buffer size', 'larger than buffer maximum', 'gmem.c:', 'aborting for OUT OF MEMORY', 'Aborted(OOM)', 'Cannot enlarge memory arrays', 'could not allocate memory', 'RuntimeError: ', 'mimalloc: error: unable to allocate', 'CL_MEM_OBJECT_ALLOCATION_FAILURE', 'CL_OUT_OF_HOST_MEMORY', 'OUT_OF_DEVICE_MEMORY', 'OUT_OF_HOST_MEMORY', 'ErrorOutOfDeviceMemory', 'ErrorOutOfHostMemory', 'Error(OutOfDeviceMemory)', 'Error(OutOfHostMemory)', 'Not enough space to allocate', 'allocated circular buffers', 'Sanitizer', 'emory object allocation failure', 'emory Object Allocation Failure', 'ut of host memory', 'ut of Host Memory', 'mmap(size=', '207001', 'failed with error 2', 'tcmalloc: large alloc', 'ptxas fatal', 'failed to allocate ', 'Device memory not enough', 'no enough workspace', 'failed with OOM on device', 'ut of resources', '[GPU] cl', '[GPU] out of GPU resources', 'memory object allocation: requested'],
   match(line) {
     if (JVM_CANNOT_START.test(line.content)) {
       return allocFailure(line, {
@@ -502,15 +508,31 @@ export const tailAllocFailure: Signature = {
       const platform = host ? 'cpu' : platformNear(line);
       let request = GGML_VULKAN_REQUEST.exec(line.content);
       for (let k = 1; k <= 2 && !request; k++) request = GGML_VULKAN_REQUEST.exec(line.previous(k) ?? '');
+      // The program treated the failed call as fatal: an uncaught exception, or the process ending right under it (a crash
+      // handler's "Signal 11 caught.").
+      const crashed = thrownUncaught(line) || endsProcessAfter(line, 3);
       return allocFailure(line, {
-        kind: 'catchable-oom',
+        kind: crashed ? 'runtime-abort' : 'catchable-oom',
         platform: platform,
-        summary: host ? 'Host out of memory: Vulkan returned VK_ERROR_OUT_OF_HOST_MEMORY' : `Out of memory: a Vulkan device memory allocation failed (VK_ERROR_OUT_OF_DEVICE_MEMORY)${platform === 'cpu' ? '' : ` on ${platform}`}`,
+        summary: (crashed ? 'Process crashed: ' : '') + (host ? 'Host out of memory: Vulkan returned VK_ERROR_OUT_OF_HOST_MEMORY' : `Out of memory: a Vulkan device memory allocation failed (VK_ERROR_OUT_OF_DEVICE_MEMORY)${platform === 'cpu' ? '' : ` on ${platform}`}`),
         explanation:  host
           ? 'The Vulkan driver could not allocate the host memory it needed and returned VK_ERROR_OUT_OF_HOST_MEMORY to the program.'
-          : 'The Vulkan driver could not allocate device memory and returned VK_ERROR_OUT_OF_DEVICE_MEMORY (Vulkan-Hpp throws it as vk::OutOfDeviceMemoryError) to the program, which could have handled it.',
+          : crashed
+            ? 'The Vulkan driver could not allocate device memory and returned VK_ERROR_OUT_OF_DEVICE_MEMORY; the program treated it as fatal and the process died on it (the signal under it).'
+            : 'The Vulkan driver could not allocate device memory and returned VK_ERROR_OUT_OF_DEVICE_MEMORY (Vulkan-Hpp throws it as vk::OutOfDeviceMemoryError) to the program, which could have handled it.',
         numbers: request ? { requestedBytes: Number(request[1]) } : {},
         fixes: host ? [hostMemory] : [shrinkPeak('the buffers and images the program allocates (resolution, batch)')],
+      });
+    }
+    const maxAlloc = OPENVINO_MAX_ALLOC.exec(line.content);
+    if (maxAlloc) {
+      return allocFailure(line, {
+        kind: 'catchable-oom',
+        platform: 'xpu',
+        summary: `Out of memory: OpenVINO's GPU plugin refused a ${formatBytes(Number(maxAlloc[1]))} allocation over the device's largest (${formatBytes(Number(maxAlloc[2]))})`,
+        explanation: 'The Intel GPU has a limit on the size of one memory object (CL_DEVICE_MAX_MEM_ALLOC_SIZE, often 4 GB); the plugin checked the request against it and raised the error to the program.',
+        numbers: { requestedBytes: Number(maxAlloc[1]), allowedBytes: Number(maxAlloc[2]) },
+        fixes: [shrinkPeak('the tensor over the limit (fewer frames or a smaller batch per call, lower precision)')],
       });
     }
     if ((OPENVINO_OUT_OF_RESOURCES.test(line.content) && !/warn/i.test(line.content) && !WENT_ON_INSTEAD.test(line.content)) || (OPENCL_OUT_OF_RESOURCES_TEXT.test(line.content) && !/warn/i.test(line.content) && [0, 1, 2].some((k) => OPENCL_CONTEXT.test(k === 0 ? line.content : (line.previous(k) ?? ''))))) {

@@ -10,6 +10,7 @@
  */
 import { formatBytes } from '../../format';
 import { hostMemory, shrinkPeak } from '../fixes';
+import { endsProcessAfter } from './lineContext';
 import { platformNear } from './otherOom';
 import type { Signature } from './types';
 
@@ -27,16 +28,20 @@ const allocateMemory: Signature = {
     if (!r) return undefined;
     const host = r[1] === '-1' || r[2] === 'HOST';
     const platform = host ? 'cpu' : platformNear(line);
+    // The program treated the failed call as fatal: the process ended right under it (a crash handler's "Signal 11 caught.").
+    const crashed = endsProcessAfter(line, 3);
     return {
       signature: 'vulkan-allocate-memory',
       role: 'failure',
-      kind: 'catchable-oom',
+      kind: crashed ? 'runtime-abort' : 'catchable-oom',
       platform,
-      catchable: true,
-      summary: host ? 'Host out of memory: vkAllocateMemory returned VK_ERROR_OUT_OF_HOST_MEMORY (-1)' : `Out of memory: vkAllocateMemory returned VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)${platform === 'cpu' ? '' : ` on ${platform}`}`,
+      catchable: !crashed,
+      summary: (crashed ? 'Process crashed: ' : '') + (host ? 'Host out of memory: vkAllocateMemory returned VK_ERROR_OUT_OF_HOST_MEMORY (-1)' : `Out of memory: vkAllocateMemory returned VK_ERROR_OUT_OF_DEVICE_MEMORY (-2)${platform === 'cpu' ? '' : ` on ${platform}`}`),
       explanation: host
         ? 'The Vulkan driver could not allocate the host memory it needed for a device memory allocation and returned -1 (VK_ERROR_OUT_OF_HOST_MEMORY) to the program.'
-        : 'The Vulkan driver had no device memory left in the requested heap and returned -2 (VK_ERROR_OUT_OF_DEVICE_MEMORY) from vkAllocateMemory to the program, which could have handled it (a smaller allocation, another memory type).',
+        : crashed
+          ? 'The Vulkan driver had no device memory left in the requested heap and returned -2 (VK_ERROR_OUT_OF_DEVICE_MEMORY); the program treated it as fatal and the process died on it.'
+          : 'The Vulkan driver had no device memory left in the requested heap and returned -2 (VK_ERROR_OUT_OF_DEVICE_MEMORY) from vkAllocateMemory to the program, which could have handled it (a smaller allocation, another memory type).',
       ...(line.rank !== undefined && { rank: line.rank }),
       numbers: {},
       fixes: host ? [hostMemory] : [shrinkPeak('the buffers and images the program allocates (resolution, tile size, batch)')],
