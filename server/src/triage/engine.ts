@@ -561,7 +561,7 @@ export class TriageEngine {
  * often strips.
  */
 /** An exception whose message is a native stack printed as a traceback (MXNet's and TVM's FFI errors). */
-const FFI_TRACEBACK_HEADER = /^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)?: ?Traceback \(most recent call last\):?\s*$/;
+const FFI_TRACEBACK_HEADER = /^\s*(?:[A-Za-z_]\w*\.)*(?:[A-Za-z_]\w*)?(?:Error|Exception): ?Traceback \(most recent call last\):?\s*$/;
 
 function tracebackBody(lineAt: (k: number) => RankedLine | undefined, first: number, last: number, rank: number | undefined, upward: boolean): string[] {
   const body: string[] = [];

@@ -27,7 +27,7 @@ const RICH_FRAME = /^[\s│|]*((?:[A-Za-z]:)?[^\s:│|]+\.py):(\d+) in (\S+)/;
  * (a script's module-level frame ends at the line number: `File /home/u/run.py:2`).
  */
 const IPYTHON_CELL = /^\s*(Cell In ?\[\d+\]), line (\d+)/;
-const IPYTHON_FILE = /^\s*File ((?:[A-Za-z]:)?[^\s:"]+):(\d+)(?:, in ([^\s(]+)|\s*$)/;
+const IPYTHON_FILE = /^\s*File ((?:[A-Za-z]:)?[^\s:"]+):(\d+)(?:, in ([^\s(]+)|(?<=\.py:\d+)\s*$)/;
 
 /**
  * A frame whose line number comes on a later marker line: IPython 7's `<ipython-input-6-63b3…> in
@@ -66,7 +66,7 @@ const CI_TIMESTAMP = /^(?:\d{4}-\d\d-\d\dT)?\d\d:\d\d:\d\d(?:\.\d+)?Z? /;
 // A conda install on Windows keeps the standard library in a lower-case lib next to python.exe
 // ("C:\ProgramData\Anaconda3\lib\os.py", "…\miniconda3\envs\x\lib\shutil.py"), no python3.x folder under it.
 // The JVM's runtime packages as jvmFrames gives their files ("java/util/ArrayList.java", "android/os/Handler.java").
-const LIBRARY_PATH = /(?:^(?:java|javax|jdk|sun|com\/sun|kotlin|kotlinx|scala|android|androidx|dalvik|com\/android|libcore)\/[\w/$]+\.(?:java|kt|scala)$|site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|[\\/](?:[Aa]naconda|[Mm]iniconda|[Mm]iniforge|[Mm]ambaforge)\d*[\\/](?:envs[\\/][^\\/]+[\\/])?lib[\\/](?!site)|^<(?!ipython-input-|stdin>)[^<>]*>$|[\\/]node_modules[\\/]|^node:|^internal[\\/]|^[\w.-]+\.js$)/;
+const LIBRARY_PATH = /(?:^(?:java|javax|jdk|sun|com\/sun|kotlin|kotlinx|scala|android|androidx|dalvik|com\/android|libcore)\/[\w/$]+\.(?:java|kt|scala)$|site-packages|dist-packages|[\\/]share[\\/]julia[\\/]|[\\/]\.julia[\\/](?:packages|juliaup|artifacts)[\\/]|^\.[\\/]boot\.jl$|[\\/]lib(?:64)?[\\/]python\d[\d.]*[\\/]|[\\/]Lib[\\/](?!site)|[\\/][Pp]ython\d+[\\/]lib[\\/](?!site)|[\\/](?:[Aa]naconda|[Mm]iniconda|[Mm]iniforge|[Mm]ambaforge)\d*[\\/](?:envs[\\/][^\\/]+[\\/])?lib[\\/](?!site)|^<(?!ipython-input-|stdin>|command-\d+>)[^<>]*>$|[\\/]node_modules[\\/]|^node:|^internal[\\/]|^[\w.-]+\.js$)/;
 
 /**
  * The host prefix pdsh and clush put before every line they relay (`10.0.0.5: `, `node01: `): an
@@ -205,7 +205,11 @@ function cythonPackageFrame(frame: SourceFrame): boolean {
   const m = /^([A-Za-z_]\w*(?:\/[A-Za-z_]\w*)*)\.pyx$/.exec(frame.file);
   if (m === null) return false;
   const module = m[1]!.replace(/\//g, '.');
-  return frame.function.startsWith(`${module}.`) || frame.function.includes(`.${module}.`);
+  if (frame.function.startsWith(`${module}.`)) return true;
+  // Under its full name the package has two levels at least ("openvino.inference_engine.ie_api"); a module of the user's own
+  // project built in place is named under one ("utils.cython_bbox").
+  const at = frame.function.indexOf(`.${module}.`);
+  return at > 0 && frame.function.slice(0, at).includes('.');
 }
 
 /**
@@ -260,6 +264,7 @@ export function ipythonFrames(line: { next(k: number): string | undefined }): So
   return framesOf(body);
 }
 
+const SRUN_LABEL = /^(\d+): /;
 const FAULTHANDLER_THREAD = new RegExp(String.raw`^(?:\d+: )?\s*(Current thread|Thread) 0x[0-9a-fA-F]+ \(most recent call first\):\s*$`);
 const FAULTHANDLER_FRAME = new RegExp(String.raw`^(?:\d+: )?\s+File "(.+)", line (\d+) in (\S+)\s*$`);
 
@@ -270,11 +275,14 @@ const FAULTHANDLER_FRAME = new RegExp(String.raw`^(?:\d+: )?\s+File "(.+)", line
  * when the dump has one (a thread that crashed outside the interpreter is not marked current). The dump starts within three lines
  * of `line`. Each line may carry srun --label's rank prefix ("0: ").
  */
-export function faulthandlerFrames(line: { next(k: number): string | undefined }): SourceFrame[] {
+export function faulthandlerFrames(line: { content: string; next(k: number): string | undefined }): SourceFrame[] {
   const blocks: { current: boolean; frames: SourceFrame[] }[] = [];
+  // srun --label's prefix names the task: another task's dump is not this line's.
+  const task = SRUN_LABEL.exec(line.content)?.[1];
   for (let k = 1; k <= 200; k++) {
     const next = line.next(k);
     if (next === undefined) break;
+    if (next.trim() !== '' && SRUN_LABEL.exec(next)?.[1] !== task) break;
     const head = FAULTHANDLER_THREAD.exec(next);
     if (head) {
       blocks.push({ current: head[1] === 'Current thread', frames: [] });

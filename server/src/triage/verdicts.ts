@@ -54,11 +54,11 @@ interface Group {
 /** How far above a message its exception's type line may be (blank lines between, as Paddle prints them). */
 const MESSAGE_BELOW_TYPE_LINES = 4;
 /**
- * An exception line whose message goes on below it: the type, a colon, and at most a short lead-in ending the line, or a
- * lead-in that ends in a colon (OpenVINO's "RuntimeError: Exception from src/inference/src/cpp/infer_request.cpp:245:", the
+ * An exception line whose message goes on below it: the type, a colon, and at most a short lead-in ending the line, or
+ * OpenVINO's lead-in naming its source ("RuntimeError: Exception from src/inference/src/cpp/infer_request.cpp:245:", the
  * plugin's error two lines under it).
  */
-const EXCEPTION_TYPE_LINE = /^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b:(?:\s*[\w. ]*(?:Error|error)?:?|\s.*\S:)?\s*$/;
+const EXCEPTION_TYPE_LINE = /^\s*(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception)\b:(?:\s*[\w. ]*(?:Error|error)?:?|\s+Exception from \S+:\d+:)?\s*$/;
 
 /** Ray's error for a remote task ("ray.exceptions.RayTaskError(ActorDiedError): ray::main_task() (pid=…, ip=…)"). */
 const RAY_TASK_ERROR = /\bRayTaskError\(\w+\): ray::/;

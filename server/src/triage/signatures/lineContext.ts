@@ -32,14 +32,15 @@ export function thrownByTerminate(line: LineView): boolean {
  * ("libc++abi: terminating due to uncaught exception", before LLVM 15 and on Android "terminating with uncaught exception")
  * report of an exception nothing caught, or an application's own last-chance handler saying so ("Unhandled exception of type
  * 'St13runtime_error' with message '…', terminating", PIConGPU's), for messages a runtime throws on the terminate line itself
- * or a few lines under it. Further up only over the exception's own continuation lines, indented or ruled with "|"
- * (paddle-mobile's enforce block puts its "| [detail]  : …" four lines under the report).
+ * or a few lines under it. Further up only over the exception's own continuation lines ruled with "|" (paddle-mobile's enforce
+ * block puts its "| [detail]  : …" four lines under the report); never over another rank's lines.
  */
 export function thrownUncaught(line: LineView): boolean {
   for (let k = 0; k <= UNCAUGHT_BLOCK_LINES; k++) {
+    if (k > 0 && line.previousRank(k) !== line.rank) return false;
     const text = k === 0 ? line.content : (line.previous(k) ?? '');
     if (UNCAUGHT.test(text)) return true;
-    if (k >= 3 && !/^\s*\||^\s+\S/.test(text)) return false;
+    if (k >= 3 && !/^\s*\|/.test(text)) return false;
   }
   return false;
 }
@@ -52,12 +53,12 @@ const UNCAUGHT = /terminating (?:due to|with) uncaught exception|terminate calle
  * What a process prints as it ends on an error nothing handled: an uncaught exception's report (UNCAUGHT), Open MPI's
  * banner for MPI_Abort (a check that aborts every rank on a failed call: mpi4jax's) and MPICH's ("Abort(1) on node 3 (rank 3
  * in comm 0): application called MPI_Abort(MPI_COMM_WORLD, 1)"), roslaunch's report of a node that exited ("[node-2] process has
- * died [pid 1669, exit code 255, …]"), MXNet's threaded engine's LOG(FATAL) on an operation's error ("An fatal error occurred in
+ * died [pid 1669, exit code 255, …]"; not exit code 1, Python's exit on an exception nothing caught), MXNet's threaded engine's LOG(FATAL) on an operation's error ("An fatal error occurred in
  * asynchronous engine operation"), Windows' fail-fast status (0xC0000409, "exited with code -1073740791": abort() and
  * std::terminate end a process so), a crash handler catching a crash signal (Unreal Engine's "Signal 11 caught."), the shell's (bash's "Aborted", zsh's
  * "zsh: abort") or the C library's abort report.
  */
-const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|\bapplication called MPI_Abort\(|^\s*(?:Signal (?:4|6|7|8|11) caught\b|Caught signal (?:4|6|7|8|11)\b)|\bexit(?:ed)? with code -1073740791\b|\bprocess has died \[pid \d+, exit code -?[1-9]|\bAn fatal error occurred in asynchronous engine operation\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\bzsh: abort\b`);
+const ENDS_PROCESS = new RegExp(String.raw`${UNCAUGHT.source}|\bMPI_ABORT was invoked\b|\bapplication called MPI_Abort\(|^\s*(?:Signal (?:4|6|7|8|11) caught\b|Caught signal (?:4|6|7|8|11)\b)|\bexit(?:ed)? with code -1073740791\b|\bprocess has died \[pid \d+, exit code (?!1,)-?[1-9]|\bAn fatal error occurred in asynchronous engine operation\b|(?<![\w/.-])Aborted(?![\w/.-])|\bSIGABRT\b|\bcore dumped\b|terminate called|\bzsh: abort\b`);
 /**
  * A failed C assert() in a function that checks an error, which aborts (glibc: "darknet: ./src/cuda.c:36: check_error: Assertion
  * `0' failed."): right under an error it is the check of that error (darknet checks every CUDA call so); further down, or in

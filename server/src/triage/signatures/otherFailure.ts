@@ -1135,7 +1135,7 @@ const GLOO_TIMEOUT = /\bTimed out waiting (\d+) ?ms for (send|recv) operation to
  * and lost "OSError: [WinError 1455]"). The call failed and returned the error: host memory refused, catchable. Exception lines
  * are read with their type by otherFailure. Read by the tail pass (the words hold no hot anchor).
  */
-const BARE_WINDOWS_COMMIT_LIMIT = /^\s*(?:\S+: )?(?:The paging file is too? small for this operation to complete|页面文件太小，无法完成操作)/;
+const BARE_WINDOWS_COMMIT_LIMIT = /^\s*(?:(?!(?:warn\w*|hint|tip|note|info):)\S+: )?(?:The paging file is too? small for this operation to complete|页面文件太小，无法完成操作)[.。]?\s*(?:Error loading .*)?$/i;
 
 export const tailWindowsCommitLimit: Signature = {
   id: 'windows-commit-limit',

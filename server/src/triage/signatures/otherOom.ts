@@ -51,7 +51,7 @@ const TF_OP_EXHAUSTED = /\bop_kernel\.cc:\d+\] (?:OP_REQUIRES failed at \S+ : )?
 const TF_EXHAUSTED_ERROR = /\bResourceExhaustedError: /;
 const GGML_PINNED = /\b(?:ggml_cuda_host_malloc: failed to allocate [\d.]+ MiB of pinned memory|failed to allocate pinned (?:system |host )?memory): (.+)$/;
 const SGLANG_POOL = /\b(?:(?:Decode|Prefill) out of memory\. Try to lower your batch size|alloc_req_slots runs out of memory)\b/;
-const NOT_A_FAILURE = /warn|\b(?:GPU )?memory\? |\bW\d{4} |: W \S|(?:^|\] )\[W\] |\bSkipping tactic\b|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without|reasons for)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
+const NOT_A_FAILURE = /warn|\bW\d{4} |: W \S|(?:^|\] )\[W\] |\bSkipping tactic\b|\bnot a failure|\b(?:if|avoid|prevent|may|might|could|to reduce|when|whether|without|reasons for)\b[^.]{0,60}(?:out of|not (?:have )?enough|n't have enough|insufficient)|\b(?:except|raise|catch|import|handlers?)\b/i;
 /**
  * A glog FATAL or CHECK, a program's own termination notice, torch_memory_saver's check (csrc's CURESULT_CHECK and its
  * cudaError twin print "[torch_memory_saver.cpp] … error …" and exit(1); from memory of that source).
@@ -304,6 +304,10 @@ function readOtherOom(line: LineView, atEnd: boolean): Finding | undefined {
   // allocate memory in static TLS block", often libgomp on aarch64): a loader limit, fixed by LD_PRELOAD or
   // GLIBC_TUNABLES=glibc.rtld.optional_static_tls, not memory running out. The tail pass reads the ImportError.
   if (/cannot allocate memory in static TLS block/i.test(text)) return undefined;
+  // An application's guess before the error it caught ("Could not predict X. Not Enough GPU memory? <the error>", ColabFold's
+  // report of any exception): the error after the question says what failed.
+  const guessed = /\b(?:GPU )?memory\? (.*)$/.exec(text);
+  if (guessed && !OOM_WORDS.test(guessed[1]!)) return undefined;
   // Triton's per-block limit (shared memory), whatever exception names it: a kernel's configuration (nativeFailure.ts).
   if (TRITON_RESOURCE_LIMIT.test(text)) return undefined;
   // VRAM too small in a debug record is a loader weighing its options (Ollama's 'level=DEBUG … msg="insufficient VRAM to load any

@@ -300,8 +300,10 @@ const miopenAlloc: Signature = {
 /**
  * Mesa's AMD kernel-driver layer refusing a buffer (src/gallium/winsys/amdgpu/drm/amdgpu_bo.c, radv's winsys likewise):
  * "amdgpu: Failed to allocate a buffer:", then its size, alignment, domains and flags one per line ("amdgpu:    size      :
- * 2141958144 bytes"), behind "MESA: error: " in newer releases or "radv/" for Vulkan. The driver returns the failure to the
- * API call (OpenCL, Vulkan, OpenGL), so the program gets an error it could handle: an OOM of the AMD GPU's memory.
+ * 2141958144 bytes"), behind "MESA: error: " in newer releases or "radv/" for Vulkan. The layer retries once after freeing
+ * its buffer caches, so one block is a refusal it recovered from; a second block within a few lines is the retry failing too,
+ * and the failure goes back to the API call (OpenCL, Vulkan, OpenGL): an OOM of the AMD GPU's memory the program could handle.
+ * A fallback reading: a framework's own report of the same failure (ggml's, PyTorch's) says more.
  */
 const MESA_AMDGPU_ALLOC = /\bamdgpu: Failed to allocate a buffer:?\s*$/;
 const MESA_AMDGPU_SIZE = /\bamdgpu:\s+size\s*:\s*(\d+) bytes\b/;
@@ -312,11 +314,14 @@ const mesaAmdgpuAlloc: Signature = {
   needles: ['Failed to allocate a buffer'],
   match(line) {
     if (!MESA_AMDGPU_ALLOC.test(line.content)) return undefined;
+    // The first of two blocks: the one before it has no block above it within its own lines.
+    if (![2, 3, 4, 5, 6, 7].some((k) => MESA_AMDGPU_ALLOC.test(line.next(k) ?? ''))) return undefined;
     const size = MESA_AMDGPU_SIZE.exec(line.next(1) ?? '');
     const bytes = size ? Number(size[1]) : undefined;
     return {
       signature: 'mesa-amdgpu-alloc',
       role: 'failure',
+      fallback: 'oom',
       kind: 'catchable-oom',
       platform: 'rocm',
       catchable: true,
