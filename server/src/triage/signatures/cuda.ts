@@ -222,7 +222,7 @@ const ggmlFewerLayers: Fix = {
  * "ROCm error:" needs no such line: it is ggml's own wording (GGML_CUDA_NAME is "ROCm" in HIP builds, and
  * ggml_cuda_error aborts after it), where PyTorch and HIP say "HIP error", so a log cut right after it is the abort.
  */
-const GGML_ERROR = /\b(CUDA|ROCm) error(?: \d+ at \S+:\d+)?: (.*)/;
+const GGML_ERROR = /\b(CUDA|ROCm) error(?: \d+ at \S+:\d+)?: (.*)|ggml-cuda\.cu:\d+: (HipVMM|CU) Failure: (.*)/;
 const GGML_DEVICE = /^\s*current device: (-?\d+)/;
 const unlogged = (text: string | undefined): string => (text ?? '').replace(SYSLOG_PREFIX, '');
 /** Lines searched above a ggml abort for the backend's own names, which tell a ROCm build from a CUDA one. */
@@ -250,32 +250,35 @@ const ggmlAbort: Signature = {
   // status is printed with cuBLAS's own string: CUBLAS_STATUS_ALLOC_FAILED is "the resource allocation failed".
   needles: ['out of memory', 'the resource allocation failed'],
   match(line) {
-    const error = GGML_ERROR.exec(line.content);
+    const match = GGML_ERROR.exec(line.content);
     // A paste with a blank line after every line (a console copied through a renderer) has the device line two down.
     const device = GGML_DEVICE.exec(unlogged(line.next(1))) ?? (unlogged(line.next(1)).trim() === '' ? GGML_DEVICE.exec(unlogged(line.next(2))) : null);
-    if (!error || !/out of memory|^the resource allocation failed/.test(error[2]!)) return undefined;
-    const cublas = /^the resource allocation failed/.test(error[2]!);
+    // The API's name and the error's words; the virtual-memory pool's check names the driver API ("CU Failure") or, in HIP
+    // builds, "HipVMM Failure".
+    const error = match && { api: match[1] ?? (match[3] === 'HipVMM' ? 'ROCm' : 'CUDA'), message: match[2] ?? match[4]! };
+    if (!error || !/out of memory|^the resource allocation failed/.test(error.message)) return undefined;
+    const cublas = /^the resource allocation failed/.test(error.message);
     if (cublas && !device) return undefined;
     // Without the "current device" line (a log cut right after the error), ggml's own source in the old format ("CUDA error 2 at
     // /path/ggml-cuda.cu:4856: out of memory", CUDA_CHECK then exit(1)) or its backend's names in the load log above ("CUDA0 KV
     // buffer size", "CUDA_Host compute buffer") say the process was ggml's.
     // A host app's report that names ggml before the error ("GGML backend encountered an error … CUDA error: out of memory", Jan) says so too.
-    if (!device && error[1] !== 'ROCm' && !/ggml-cuda(?:\.cu|\/\S*\.cuh?):\d+:|\bGGML backend\b/.test(line.content) && ggmlBackendAbove(line) === undefined) return undefined;
+    if (!device && error.api !== 'ROCm' && !/ggml-cuda(?:\.cu|\/\S*\.cuh?):\d+:|\bGGML backend\b/.test(line.content) && ggmlBackendAbove(line) === undefined) return undefined;
     const extraLines: number[] = [];
     for (let k = 1; k <= 4 && GGML_ERROR_TAIL.test(unlogged(line.next(k))); k++) extraLines.push(k);
     const index = device ? Number(device[1]) : -1;
     // A hipified build that still says "CUDA error" names HIP's call under it ("  hipMalloc((void **) &ptr, look_ahead_size)").
     const hipCall = extraLines.some((k) => /^\s*hip[A-Z]\w*\(/.test(unlogged(line.next(k))));
-    const platform = error[1] === 'ROCm' || hipCall ? 'rocm' : (ggmlBackendAbove(line) ?? 'cuda');
+    const platform = error.api === 'ROCm' || hipCall ? 'rocm' : (ggmlBackendAbove(line) ?? 'cuda');
     return {
       signature: 'ggml-cuda-abort',
       role: 'failure',
       kind: 'runtime-abort',
       platform,
       catchable: false,
-      summary: `llama.cpp/ggml aborted: ${cublas ? 'cuBLAS could not allocate its handle or workspace (CUBLAS_STATUS_ALLOC_FAILED)' : `${error[1]} out of memory`}` + (index >= 0 ? ` on device ${index}` : ''),
+      summary: `llama.cpp/ggml aborted: ${cublas ? 'cuBLAS could not allocate its handle or workspace (CUBLAS_STATUS_ALLOC_FAILED)' : `${error.api} out of memory`}` + (index >= 0 ? ` on device ${index}` : ''),
       explanation:
-        `ggml checks every ${error[1]} call and aborts the process when one fails, so running out of device memory in the middle of a run (a pool or ` +
+        `ggml checks every ${error.api} call and aborts the process when one fails, so running out of device memory in the middle of a run (a pool or ` +
         'compute buffer growing with the context or the batch) ends it without an error the caller could handle.',
       ...(index >= 0 && { device: index }),
       ...(line.rank !== undefined && { rank: line.rank }),
@@ -339,7 +342,7 @@ const ggmlBuffer: Signature = {
  *   died while loading the model, and ollama names memory as the likely cause; the process is gone, a runtime-abort.
  * ggml names the backend in the load log above ("CUDA0 buffer size"); with none, the lines around decide.
  */
-const GGML_LOAD_BUFFER = /\bunable to allocate (?:(CUDA|ROCm|SYCL|Vulkan|Metal|CPU)\d* )?(?:backend )?buffer\b/;
+const GGML_LOAD_BUFFER = /\bunable to allocate (?:(CUDA|ROCm|SYCL|Vulkan|Metal|CPU)(?:\d+|_Host)? )?(?:backend )?buffer\b/;
 const OLLAMA_RUNNER_EXITED = /\bllama runner exited, you may not have enough (?:available )?memory\b/;
 
 export const tailGgmlLoadFailure: Signature = {

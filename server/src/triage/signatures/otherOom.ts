@@ -40,8 +40,10 @@ const JVM_DIRECT_BUFFER = /\bCannot reserve (\d+) bytes of direct buffer memory 
 /** Also an allocation of memory said to have failed in other words ("Alloc Device Memory Failed!", Sophgo's stream check), and an
  * error that ends in std::bad_alloc (operator new failing, reported back: onnxruntime's "Load model from … failed:std::bad_alloc",
  * torchelastic's error file's "message": "MemoryError: std::bad_alloc"), MSVC's wording of its what(), "bad allocation", as a message of
- * its own, and a message cut inside its last word ("cudaMalloc failed: out of mem", MXNet's storage manager in an excerpt). */
-const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|can not|could not|unable to) allocate (?:\w+ ){0,2}memory|^\s*Failed to allocate again\.?\s*$|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b|std::bad_alloc(?=["',]*\s*$)|(?:^|\]\s|:\s)bad allocation\s*$|lloc failed: out of mem(?:o|or)?\s*$|\bmemory isn't enough\b|[iu]nsufficient VRAM|not enough VRAM|out of VRAM`, 'i');
+ * its own, and a message cut inside its last word ("cudaMalloc failed: out of mem", MXNet's storage manager in an excerpt); DALI's
+ * operators' "CUDA allocation failed" and nvJPEG's allocator status; c10's CPU allocator check on posix_memalign's ENOMEM
+ * ("[enforce fail at CPUAllocator.cpp:56] posix_memalign(&data, gAlignment, nbytes) == 0. 12 vs 0"). */
+const OOM_WORDS = new RegExp(String.raw`malloc \w+ device memory failed|memory is overflow|cannot reserve [\d.]+ ?\w+ as there is only|out of (?:GPU |device )?memory|OutOfMemory|not (?:have )?enough (?:GPU |device |system |host )?memory|(?:cannot|can not|could not|unable to) allocate (?:\w+ ){0,2}memory|^\s*Failed to allocate again\.?\s*$|insufficient (?:GPU |device )?memory|(?:device )?memory allocation of size \d+ failed|storage allocation failure|failed to allocate \d+ bytes for new constant|memory exhausted|memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}|\balloc(?:ate)? (?:\w+ )?memory failed\b|std::bad_alloc(?=["',]*\s*$)|(?:^|\]\s|:\s)bad allocation\s*$|\bCUDA allocation failed\b|\bNVJPEG_STATUS_ALLOCATOR_FAILURE\b|\bposix_memalign\b.*\b12 vs 0(?!\d)|lloc failed: out of mem(?:o|or)?\s*$|\bmemory isn't enough\b|[iu]nsufficient VRAM|not enough VRAM|out of VRAM`, 'i');
 /** The line states the allocation failed before it guesses why ("GPU memory allocation failed (might be due to insufficient memory)"). */
 const STATED_FAILURE = new RegExp(String.raw`memory allocation fail(?:ure|ed)|${FAILED_TO_ALLOCATE}`, 'i');
 /** The line reports a failure (not advice, a setting or a warning). */
@@ -272,7 +274,7 @@ export function ttMetalOom(line: LineView): { match: RegExpExecArray; text: stri
 export const otherOom: Signature = {
   id: 'other-out-of-memory',
   platform: 'cpu',
-  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'std::bad_alloc', "emory isn't enough", 'not enough memory', 'Not enough memory', 'annot allocate memory', 'an not allocate memory', 'bad allocation', 'lloc failed: out of mem', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'device memory', 'emory is overflow',
+  needles: ['out of memory', 'Out of memory', 'OutOfMemory', 'std::bad_alloc', "emory isn't enough", 'not enough memory', 'Not enough memory', 'annot allocate memory', 'an not allocate memory', 'bad allocation', 'lloc failed: out of mem', 'CUDA allocation failed', 'NVJPEG_STATUS_ALLOCATOR_FAILURE', 'CPUAllocator', 'nsufficient memory', 'emory exhausted', 'emory allocation fail', 'ailed to allocate', 'device memory', 'emory is overflow',
     'ut of GPU memory', 'enough GPU memory', 'enough system memory', 'enough host memory', 'nsufficient GPU memory', 'ould not allocate', 'emory allocation of size', 'storage allocation failure'],
   match: (line) => readOtherOom(line, false),
 };
