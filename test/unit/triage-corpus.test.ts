@@ -400,8 +400,8 @@ const FLOORS = {
   blind72: { kind: 150 / 150, exact: 157 / 163 },
   // First run kind 137/150, exact 110/120; after its classes were filled (triage-blind73.test.ts): kind 143/150, exact 110/120.
   blind73: { kind: 143 / 150, exact: 110 / 120 },
-  // First run kind 87/90, exact 139/154.
-  blind74: { kind: 87 / 90, exact: 139 / 154 },
+  // First run kind 87/90, exact 139/154; after its class was filled (triage-blind74.test.ts): kind 88/90, exact 140/154.
+  blind74: { kind: 88 / 90, exact: 140 / 154 },
 };
 
 describe('triage accuracy on the labelled corpus', () => {

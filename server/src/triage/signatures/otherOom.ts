@@ -895,9 +895,10 @@ const RKNN_MALLOC = /\bfailed to malloc npu memory!?,? size: (\d+)|\bRKNN_ERR_MA
 /**
  * AWS Neuron's runtime driver (Trainium, Inferentia) failing to allocate: "[TDRV:dmem_alloc] Failed to alloc DEVICE memory:
  * 4194304" (HOST memory likewise), under NRTD's NERR_RESOURCE when a model is loaded, and "TDRV:dma_ring_allocate No more pages
- * for ring type: 1" (the DMA rings' memory). The load fails with the error returned to the framework.
+ * for ring type: 1" (the DMA rings' memory). The load fails with the error returned to the framework. Newer runtimes log it in
+ * columns ("ERROR  TDRV:dmem_alloc_internal      Failed to alloc DEVICE memory: 180355072").
  */
-const NEURON_DMEM = /\[TDRV:dmem_alloc\] Failed to alloc (DEVICE|HOST) memory: (\d+)/;
+const NEURON_DMEM = /\[?TDRV:dmem_alloc\w*\]?\s+Failed to alloc (DEVICE|HOST) memory: (\d+)/;
 const NEURON_DMA_RING = /\bTDRV:dma_ring_allocate\b.*\bNo more pages\b/;
 /** Theano's old GPU backend (cuda_ndarray.cu): "CudaNdarray_ZEROS: allocation failed." when device_malloc returned NULL, raised as RuntimeError/MemoryError. */
 const THEANO_CUDANDARRAY = /\bCudaNdarray_\w+: allocation failed\b/;
@@ -906,7 +907,7 @@ export const namedOom: Signature = {
   id: 'named-out-of-memory',
   platform: 'cpu',
   needles: ['GNU MP: Cannot allocate memory', 'Unable to allocate', 'NPP_MEMORY_ALLOCATION_ERR', 'Device allocation error', 'ran out of memory trying to allocate', 'Free memory on device ', 'memory for the cache blocks', 'no GPU memory for the KV cache', 'available KV cache memory', 'gpu_memory_utilization', 'documentation for Memory Management',
-    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', 'allocation failed.', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'dmem_alloc] Failed to alloc', 'dma_ring_allocate', 'Not enough free memory on device', 'Malloc mpp buffer fail', '[torch_memory_saver.cpp]', 'CUDA OOMs: ', '[metal::malloc] Resource limit'],
+    'allocMemory', 'DeviceMemory::Stack', 'ailed to cudaMalloc', 'alloc fail type', 'memory pool (needed', 'GGML_ASSERT', 'Allowed memory size of', 'Out of memory (allocated', 'RetryOOM: ', 'failed to allocate buffer of size', 'ggml_gallocr_reserve_n: failed', 'ggml_allocr_alloc: not enough', 'Available KV cache memory: -', 'memory but only', 'memory, but only', 'Not enough memory to allocate', 'allocation failed.', 'Error: Out of memory. Requested', 'malloc npu memory', 'RKNN_ERR_MALLOC_FAIL', 'Failed to alloc DEVICE memory', 'Failed to alloc HOST memory', 'dma_ring_allocate', 'Not enough free memory on device', 'Malloc mpp buffer fail', '[torch_memory_saver.cpp]', 'CUDA OOMs: ', '[metal::malloc] Resource limit'],
   match(line) {
     const text = line.content;
     const finding = (what: string, platform: Platform, aborts: boolean, numbers: Finding['numbers']): Finding => ({
